@@ -1,0 +1,1 @@
+"""Reference answers, graded by `python grader.py --solutions`."""
