@@ -8,28 +8,15 @@ Failure policy, so that any submission is graded in bounded time and costs only 
 - an import or a call ran over the time limit → the worker's process group is killed and the
   exercise's remaining tests fail at once with the same message.
 """
-import json
-import os
-import shutil
 import signal
-import socket
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
 from grading import protocol
+from grading.zygote import GradingError  # noqa: F401  (re-exported for the plugin)
 
-WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 MAX_RESTARTS = 3
-ZYGOTE_START_TIMEOUT = 120  # seconds: the zygote imports torch, ~3 s here, more on a cold disk
 SIGNAL_NAMES = {signal.SIGSEGV: "a segmentation fault (SIGSEGV)", signal.SIGBUS: "a bus error (SIGBUS)",
                 signal.SIGABRT: "an abort (SIGABRT)", signal.SIGKILL: "SIGKILL (killed)",
                 signal.SIGFPE: "a floating-point exception (SIGFPE)", signal.SIGILL: "SIGILL"}
-
-
-class GradingError(Exception):
-    """Grading itself could not run (not the submission's fault)."""
 
 
 class WorkerFailure(Exception):
@@ -45,91 +32,6 @@ class WorkerFailure(Exception):
     @property
     def not_implemented(self):
         return self.error.get("type") == "NotImplementedError"
-
-
-def minimal_environment(home):
-    """The worker sees no variable of the caller's (no CI tokens): only these."""
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
-            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-
-
-class Zygote:
-    """A clean interpreter with torch imported, from which workers are forked."""
-
-    def __init__(self, root, tests_dir):
-        self.tmp = tempfile.mkdtemp(prefix="grader-")
-        self._count = 0
-        self.control, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.log_path = os.path.join(self.tmp, "zygote.log")
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", str(WORKER_SCRIPT), str(root), str(tests_dir),
-                 str(child_end.fileno())],
-                pass_fds=[child_end.fileno()], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                env=minimal_environment(self.tmp), cwd=self.tmp)
-        child_end.close()
-        self._ready = False
-
-    def _request(self, message, timeout=30):
-        self.control.settimeout(timeout)
-        try:
-            self.control.send(json.dumps(message).encode())
-            data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 1)
-        except (OSError, socket.timeout) as error:
-            raise GradingError(f"the worker process stopped answering: {error}") from None
-        if not data:
-            raise GradingError("the worker process ended:\n" + self._log_tail())
-        return json.loads(data), fds
-
-    def wait_ready(self):
-        if self._ready:
-            return
-        self.control.settimeout(ZYGOTE_START_TIMEOUT)
-        try:
-            data = self.control.recv(1 << 16)
-        except (OSError, socket.timeout):
-            data = b""
-        if not data:
-            self.process.kill()
-            raise GradingError("could not start the worker process:\n" + self._log_tail())
-        self._ready = True
-
-    def _log_tail(self):
-        try:
-            with open(self.log_path, encoding="utf-8", errors="replace") as log:
-                return "".join(log.readlines()[-12:])
-        except OSError:
-            return ""
-
-    def spawn(self, package_dir, module):
-        """Fork a worker for one exercise module; returns (pid, socket to it)."""
-        self.wait_ready()
-        self._count += 1
-        workdir = os.path.join(self.tmp, f"worker-{self._count}")
-        reply, fds = self._request({"op": "spawn", "package_dir": str(package_dir),
-                                    "module": module, "workdir": workdir})
-        if len(fds) != 1:
-            raise GradingError("the worker process did not hand over a connection")
-        return reply["pid"], socket.socket(fileno=fds[0])
-
-    def kill_and_reap(self, pid):
-        """Kill a worker's whole process group and return how the worker ended."""
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        reply, _ = self._request({"op": "reap", "pid": pid})
-        return reply["status"]
-
-    def close(self):
-        try:
-            self.control.close()
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def describe_exit(status, during):

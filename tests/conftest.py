@@ -22,7 +22,7 @@ def pytest_configure(config):
     from grading.plugin import GradingPlugin
     if any(isinstance(p, GradingPlugin) for p in config.pluginmanager.get_plugins()):
         return
-    from grading.judge import Zygote
+    from grading.zygote import Zygote
     seed = config.getoption("--seed")
     plugin = GradingPlugin(Zygote(ROOT, ROOT / "tests"), config.getoption("--submission"),
                            config.getoption("--reference"),

@@ -1,0 +1,113 @@
+"""Grade one submission folder: a pytest session over tests/ in this process (the judge).
+
+The zygote is started by the caller before anything else, so that it imports torch while the judge
+does the same; one zygote serves any number of sessions (a batch).
+"""
+import contextlib
+import io
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+SOLUTIONS = ROOT / "solutions"
+EXERCISES_DIR = ROOT / "exercises"
+
+# The lesson's section for each exercise, as the report names them.
+SECTIONS = {
+    "ex1_embedding": "先升级表示 · token embedding",
+    "ex2_averaging": "对前文取平均 · averaging the context",
+    "ex3_qkv": "查询、键、值 · query, key, value",
+    "ex4_scaling": "缩放 · scaled scores",
+    "ex5_causal_mask": "因果掩码 · the causal mask",
+    "ex6_head": "一个完整的注意力头 · one attention head",
+}
+EXERCISES = list(SECTIONS)
+CALL_TIMEOUT = 5.0  # seconds for one import or one scenario call; solutions need milliseconds
+TEST_TIMEOUT = 30  # pytest-timeout's backstop for one test, should the judge itself hang
+
+
+@dataclass
+class ExerciseGrade:
+    exercise: str
+    results: list  # TestResult, in the order the tests are written
+
+    @property
+    def score(self):
+        return sum(r.score for r in self.results)
+
+    @property
+    def max_score(self):
+        return sum(r.points for r in self.results)
+
+    @property
+    def status(self):
+        graded = [r for r in self.results if r.status != "skipped"]
+        if graded and all(r.status == "passed" for r in graded):
+            return "done"
+        if graded and all(r.status == "todo" for r in graded):
+            return "todo"
+        return "failing"
+
+    @property
+    def first_failure(self):
+        return next((r for r in self.results if r.status not in ("passed", "skipped")), None)
+
+
+@dataclass
+class Grade:
+    submission: Path
+    seed: int
+    exercises: list  # ExerciseGrade, in exercise order
+    seconds: float
+
+    @property
+    def score(self):
+        return sum(e.score for e in self.exercises)
+
+    @property
+    def max_score(self):
+        return sum(e.max_score for e in self.exercises)
+
+    @property
+    def grading_errors(self):
+        return [r for e in self.exercises for r in e.results if r.status == "error"]
+
+
+class SessionError(Exception):
+    """The tests could not be collected or run: a problem of the grader or of tests/."""
+
+
+def grade(zygote, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
+          call_timeout=CALL_TIMEOUT):
+    from grading.plugin import GradingPlugin
+    import pytest
+
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only our plugins: fast and predictable
+    exercises = exercises or EXERCISES
+    started = time.monotonic()
+    plugin = GradingPlugin(zygote, submission_dir,
+                           reference_dir if Path(reference_dir).is_dir() else None,
+                           seed, call_timeout)
+    args = [str(TESTS / f"test_{name}.py") for name in exercises]
+    args += ["-c", str(ROOT / "pytest.ini"), "--rootdir", str(ROOT), "-p", "pytest_timeout",
+             "-p", "no:cacheprovider", "-o", f"timeout={TEST_TIMEOUT}", "-q", "-s",
+             "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+        code = pytest.main(args, plugins=[plugin])
+    if plugin.errors:
+        raise SessionError("\n".join(plugin.errors))
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        if code == pytest.ExitCode.INTERRUPTED:
+            raise KeyboardInterrupt
+        raise SessionError(f"pytest ended with {code!r}:\n{captured.getvalue()[-2000:]}")
+    by_exercise = {name: [] for name in exercises}
+    for result in plugin.results:
+        by_exercise.setdefault(result.exercise, []).append(result)
+    return Grade(submission=Path(submission_dir), seed=seed,
+                 exercises=[ExerciseGrade(name, sorted(rs, key=lambda r: r.number))
+                            for name, rs in by_exercise.items()],
+                 seconds=time.monotonic() - started)

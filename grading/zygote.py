@@ -1,0 +1,105 @@
+"""The zygote, seen from the judge: a clean interpreter with torch imported, forking workers.
+
+Kept free of torch so that grader.py can start it first, and both processes import torch at once.
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+WORKER_SCRIPT = Path(__file__).with_name("worker.py")
+ZYGOTE_START_TIMEOUT = 120  # seconds: the zygote imports torch, ~2 s here, more on a cold disk
+
+
+class GradingError(Exception):
+    """Grading itself could not run (not the submission's fault)."""
+
+
+def minimal_environment(home):
+    """The worker sees no variable of the caller's (no CI tokens): only these."""
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
+            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+class Zygote:
+    """A clean interpreter with torch imported, from which workers are forked."""
+
+    def __init__(self, root, tests_dir):
+        self.tmp = tempfile.mkdtemp(prefix="grader-")
+        self._count = 0
+        self.control, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.log_path = os.path.join(self.tmp, "zygote.log")
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", str(WORKER_SCRIPT), str(root), str(tests_dir),
+                 str(child_end.fileno())],
+                pass_fds=[child_end.fileno()], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                env=minimal_environment(self.tmp), cwd=self.tmp)
+        child_end.close()
+        self._ready = False
+
+    def _request(self, message, timeout=30):
+        self.control.settimeout(timeout)
+        try:
+            self.control.send(json.dumps(message).encode())
+            data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 1)
+        except (OSError, socket.timeout) as error:
+            raise GradingError(f"the worker process stopped answering: {error}") from None
+        if not data:
+            raise GradingError("the worker process ended:\n" + self._log_tail())
+        return json.loads(data), fds
+
+    def wait_ready(self):
+        if self._ready:
+            return
+        self.control.settimeout(ZYGOTE_START_TIMEOUT)
+        try:
+            data = self.control.recv(1 << 16)
+        except (OSError, socket.timeout):
+            data = b""
+        if not data:
+            self.process.kill()
+            raise GradingError("could not start the worker process:\n" + self._log_tail())
+        self._ready = True
+
+    def _log_tail(self):
+        try:
+            with open(self.log_path, encoding="utf-8", errors="replace") as log:
+                return "".join(log.readlines()[-12:])
+        except OSError:
+            return ""
+
+    def spawn(self, package_dir, module):
+        """Fork a worker for one exercise module; returns (pid, socket to it)."""
+        self.wait_ready()
+        self._count += 1
+        workdir = os.path.join(self.tmp, f"worker-{self._count}")
+        reply, fds = self._request({"op": "spawn", "package_dir": str(package_dir),
+                                    "module": module, "workdir": workdir})
+        if len(fds) != 1:
+            raise GradingError("the worker process did not hand over a connection")
+        return reply["pid"], socket.socket(fileno=fds[0])
+
+    def kill_and_reap(self, pid):
+        """Kill a worker's whole process group and return how the worker ended."""
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        reply, _ = self._request({"op": "reap", "pid": pid})
+        return reply["status"]
+
+    def close(self):
+        try:
+            self.control.close()
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
