@@ -11,7 +11,7 @@
 Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run.
 """
 import argparse
-import json
+import os
 import random
 import re
 import sys
@@ -130,4 +130,7 @@ def run(args, folder, exercises, zygote):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # everything is written; skipping torch's teardown saves a few tenths of a second

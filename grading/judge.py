@@ -29,6 +29,9 @@ class WorkerFailure(Exception):
         self.output = output
         self.sticky = sticky
 
+    def copy(self):
+        return WorkerFailure(self.kind, str(self), self.error, self.output, self.sticky)
+
     @property
     def not_implemented(self):
         return self.error.get("type") == "NotImplementedError"
@@ -98,7 +101,7 @@ class ExerciseWorker:
 
     def _start(self):
         if self.sticky is not None:
-            raise self.sticky
+            raise self.sticky.copy()  # a fresh object: re-raising one would grow its traceback
         if self.sock is not None:
             return
         self.pid, self.sock = self.zygote.spawn(self.package_dir, self.module)

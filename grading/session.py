@@ -93,7 +93,7 @@ def grade(zygote, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
                            seed, call_timeout)
     args = [str(TESTS / f"test_{name}.py") for name in exercises]
     args += ["-c", str(ROOT / "pytest.ini"), "--rootdir", str(ROOT), "-p", "pytest_timeout",
-             "-p", "no:cacheprovider", "-o", f"timeout={TEST_TIMEOUT}", "-q", "-s",
+             "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:threadexception", "-o", f"timeout={TEST_TIMEOUT}", "-q", "-s", "--tb=native",
              "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""How long grading takes, as a ratio to `python -c "import torch"` timed in the same run.
+
+    python bench/benchmark.py              medians of 5 runs each, interleaved
+    python bench/benchmark.py --runs 9 --max-ratio 2.0
+
+`import torch` is the floor of any grading run on this machine (~2 s here); the ratio makes the
+figure comparable across machines and loads. Exit status 1 when --max-ratio is given and exceeded.
+"""
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = {
+    "import torch": [sys.executable, "-c", "import torch"],
+    "grader.py --solutions": [sys.executable, str(ROOT / "grader.py"), "--solutions"],
+}
+
+
+def wall_time(command):
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed (exit {done.returncode}):\n{done.stderr.decode()}")
+    return seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--max-ratio", type=float, default=None)
+    args = parser.parse_args()
+    for command in COMMANDS.values():  # warm the disk cache; not counted
+        wall_time(command)
+    times = {name: [] for name in COMMANDS}
+    for _ in range(args.runs):
+        for name, command in COMMANDS.items():  # interleaved, so both see the same load
+            times[name].append(wall_time(command))
+    medians = {name: statistics.median(ts) for name, ts in times.items()}
+    for name, ts in times.items():
+        print(f"{name:<24} median {medians[name]:.2f} s   runs: "
+              + " ".join(f"{t:.2f}" for t in ts))
+    ratio = medians["grader.py --solutions"] / medians["import torch"]
+    print(f"ratio grader / import torch: {ratio:.2f}")
+    if args.max_ratio is not None and ratio > args.max_ratio:
+        print(f"over the limit of {args.max_ratio}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Submissions the grader's own tests grade: known mistakes, fair variants, broken code.
+
+A *mistake* is one plausible slip, written as an exact edit of the solution's text, so that it
+stays one slip: `old` must occur exactly once in solutions/<exercise>.py (a changed solution that no
+longer contains it fails the self-test loudly instead of silently testing nothing).
+*Fair* and *broken* submissions are whole files in selftest/submissions/<name>/, laid over a copy of
+solutions/, so that the other exercises are right.
+"""
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SOLUTIONS = HERE.parent / "solutions"
+SUBMISSIONS = HERE / "submissions"
+
+
+@dataclass(frozen=True)
+class Mistake:
+    name: str
+    exercise: str
+    old: str
+    new: str
+    why: str
+
+
+MISTAKES = [
+    Mistake("swapped_dims", "ex1_embedding",
+            "nn.Embedding(vocab_size, n_embd)\n", "nn.Embedding(n_embd, vocab_size)\n",
+            "the table's two dimensions swapped"),
+    Mistake("wrapped_ids", "ex1_embedding",
+            "self.token_embedding_table(idx)",
+            "self.token_embedding_table(idx % self.token_embedding_table.num_embeddings)",
+            "ids outside the vocabulary wrapped into range instead of rejected"),
+    Mistake("column_normalised", "ex2_averaging",
+            "tril.sum(dim=1, keepdim=True)", "tril.sum(dim=0, keepdim=True)",
+            "the averaging matrix normalised by columns"),
+    Mistake("upper_triangular", "ex2_averaging",
+            "tril = torch.tril(torch.ones(T, T))", "tril = torch.triu(torch.ones(T, T))",
+            "an upper-triangular averaging matrix: the future is averaged in"),
+    Mistake("bias_true", "ex3_qkv",
+            "self.query = nn.Linear(n_embd, head_size, bias=False)",
+            "self.query = nn.Linear(n_embd, head_size, bias=True)",
+            "the query layer has a bias"),
+    Mistake("wrong_order", "ex3_qkv",
+            "return q, k, v", "return k, q, v",
+            "q, k, v returned in the wrong order"),
+    Mistake("no_scaling", "ex4_scaling",
+            "weights = weights * head_size ** -0.5", "weights = weights",
+            "the scores are not scaled"),
+    Mistake("scale_by_head_size", "ex4_scaling",
+            "weights = weights * head_size ** -0.5", "weights = weights / head_size",
+            "scaled by head_size instead of its square root"),
+    Mistake("mask_with_zero", "ex5_causal_mask",
+            'masked_fill(tril == 0, float("-inf"))', "masked_fill(tril == 0, 0.0)",
+            "the future masked with 0 instead of −∞: it keeps a weight after softmax"),
+    Mistake("triu", "ex5_causal_mask",
+            "tril = torch.tril(torch.ones(T, T))", "tril = torch.triu(torch.ones(T, T))",
+            "triu instead of tril: the past is masked and the future shown"),
+    Mistake("mask_after_softmax", "ex5_causal_mask",
+            'weights = scores.masked_fill(tril == 0, float("-inf"))\n'
+            "    # softmax：把每一行的评分换算成相加为 1 的权重\n"
+            "    weights = F.softmax(weights, dim=-1)",
+            "weights = F.softmax(scores, dim=-1)\n"
+            "    weights = weights.masked_fill(tril == 0, 0.0)",
+            "the mask applied after softmax"),
+    Mistake("softmax_dim1", "ex5_causal_mask",
+            "F.softmax(weights, dim=-1)", "F.softmax(weights, dim=1)",
+            "softmax over dim 1 (the columns) instead of the last dimension"),
+    Mistake("no_mask", "ex5_causal_mask",
+            'weights = scores.masked_fill(tril == 0, float("-inf"))', "weights = scores",
+            "no causal mask"),
+    Mistake("scale_by_n_embd", "ex6_head",
+            "* head_size ** -0.5", "* C ** -0.5",
+            "scaled by n_embd (C) instead of head_size"),
+    Mistake("weights_at_x", "ex6_head",
+            "out = weights @ v  #", "out = weights @ x  #",
+            "the weights applied to x instead of the values v"),
+    Mistake("tril_not_sliced", "ex6_head",
+            "self.tril[:T, :T] == 0", "self.tril == 0",
+            "the tril buffer not sliced to [:T, :T]"),
+    Mistake("no_mask", "ex6_head",
+            'weights = weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
+            "weights = weights",
+            "the head has no causal mask"),
+]
+
+
+def mistake_id(mistake):
+    return f"mistake-{mistake.exercise[:3]}-{mistake.name}"
+
+
+def fixture_dirs(kind):
+    """The folders of whole-file fixtures of one kind: 'fair' or 'broken'."""
+    return sorted(p for p in SUBMISSIONS.glob(f"{kind}-*") if p.is_dir())
+
+
+def exercise_of_fixture(folder):
+    """The exercise a fair or broken fixture is about: the first ex*.py it holds."""
+    return sorted(p.stem for p in folder.glob("ex*.py"))[0]
+
+
+def materialise_mistake(mistake, target):
+    """A full submission in `target`: the solutions with the mistake's one edit."""
+    shutil.copytree(SOLUTIONS, target)
+    path = Path(target) / f"{mistake.exercise}.py"
+    text = path.read_text(encoding="utf-8")
+    count = text.count(mistake.old)
+    if count != 1:
+        raise AssertionError(f"{mistake_id(mistake)}: the text to replace occurs {count} times in "
+                             f"solutions/{mistake.exercise}.py (must be once): update the fixture")
+    path.write_text(text.replace(mistake.old, mistake.new), encoding="utf-8")
+
+
+def materialise_files(folder, target):
+    """A full submission in `target`: the solutions with the fixture's files laid over them."""
+    shutil.copytree(SOLUTIONS, target)
+    for file in folder.iterdir():
+        if file.is_file():
+            shutil.copy(file, Path(target) / file.name)
