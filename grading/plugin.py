@@ -31,6 +31,7 @@ class TestResult:
     points: float
     kind: str  # public | hidden
     status: str = "failed"  # passed | failed | todo | skipped | error
+    cause: str = ""  # why it failed: check, or the worker's raised | import | crash | timeout | garbled
     message: str = ""
     frames: list = field(default_factory=list)  # the learner's own traceback lines
     output: str = ""  # what the learner's code printed, cut
@@ -107,10 +108,12 @@ class GradingPlugin:
         error = excinfo.value
         if isinstance(error, WorkerFailure):
             result.status = "todo" if error.not_implemented else "failed"
+            result.cause = error.kind
             result.message = str(error)
             result.frames = error.error.get("frames", [])
             result.output = error.output
         elif isinstance(error, AssertionError):
+            result.cause = "check"
             result.message = str(error).split("\nassert ")[0].strip()
         elif isinstance(error, GradingError):
             result.status = "error"

@@ -47,9 +47,11 @@ def text(grade, command="python grader.py"):
             out.append(f"      {where} still raises NotImplementedError: replace the TODO there")
         elif failure is not None:
             out += ["      " + line for line in _failure_lines(failure, folder)]
-            remaining = sum(1 for r in ex.results if r.status not in ("passed", "skipped")) - 1
-            if remaining:
-                out.append(f"      (and {remaining} more failing check{'s' * (remaining > 1)})")
+            others = [r.name for r in ex.results
+                      if r.status not in ("passed", "skipped") and r is not failure]
+            if others:
+                out.append(f"      also failing: " + "; ".join(others[:3]) +
+                           (f"; and {len(others) - 3} more" if len(others) > 3 else ""))
         skipped = [r for r in ex.results if r.status == "skipped"]
         if skipped:
             out.append(f"      {len(skipped)} hidden check{'s' * (len(skipped) > 1)} "
@@ -59,7 +61,10 @@ def text(grade, command="python grader.py"):
     out.append(f" Total {grade.score:g}/{grade.max_score:g} · seed {grade.seed} "
                f"(add --seed {grade.seed} to replay this run) · {grade.seconds:.1f} s")
     todo = next((ex for ex in grade.exercises if ex.score < ex.max_score), None)
-    if todo is None:
+    if todo is None and len(grade.exercises) < len(SECTIONS):
+        out.append(f" Every check of {', '.join(e.exercise for e in grade.exercises)} passes. "
+                   f"Run {command} to grade all {len(SECTIONS)} exercises.")
+    elif todo is None:
         out.append(" Every check passes. 全部通过。")
     else:
         number = todo.exercise[2]
@@ -93,7 +98,7 @@ def record(grade):
         "seconds": round(grade.seconds, 2),
         "exercises": {ex.exercise: {
             "score": ex.score, "max": ex.max_score, "status": ex.status,
-            "tests": [{"name": r.name, "status": r.status, "score": r.score, "points": r.points,
+            "tests": [{"name": r.name, "status": r.status, "cause": r.cause, "score": r.score, "points": r.points,
                        "kind": r.kind, "message": r.message} for r in ex.results]}
             for ex in grade.exercises}}
 

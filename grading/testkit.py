@@ -100,6 +100,11 @@ def index_text(index):
     return "[" + ", ".join(str(i) for i in index) + "]"
 
 
+def entry(what, index):
+    """'out[1, 2]' for a plain name, 'out[:, 0] at [1, 2]' for one that is already indexed."""
+    return f"{what} at {index_text(index)}" if "[" in what else f"{what}{index_text(index)}"
+
+
 def expect_tensor(value, what, shape=None, names=None):
     """The value is a plain tensor of the given shape with no NaN; returns it as float64."""
     if isinstance(value, NotATensor):
@@ -114,23 +119,26 @@ def expect_tensor(value, what, shape=None, names=None):
     value = value.to(torch.float64)
     bad = ~torch.isfinite(value)
     if bad.any():
-        where = index_text(bad.nonzero()[0].tolist())
-        fail(f"{what}{where} is {value[tuple(bad.nonzero()[0].tolist())].item()}: "
+        where = tuple(bad.nonzero()[0].tolist())
+        fail(f"{entry(what, where)} is {value[where].item()}: "
              "the output must be finite (a row that is all -inf turns into NaN after softmax)")
     return value
 
 
-def expect_close(got, want, what, names=None, atol=1e-5, rtol=1e-5):
-    """got matches want elementwise within atol + rtol·|want|, like torch.testing.assert_close."""
+def expect_close(got, want, what, names=None, atol=1e-5, rtol=1e-5, source="the reference gives",
+                 hint=""):
+    """got matches want elementwise within atol + rtol·|want|, like torch.testing.assert_close.
+    `source` says where want comes from: the reference (hidden cases) or the lesson (public);
+    `hint`, when given, is a second line that says what the check means."""
     got = expect_tensor(got, what, want.shape, names)
     want = want.to(torch.float64)
     diff = (got - want).abs()
     wrong = diff > atol + rtol * want.abs()
     if wrong.any():
         worst = tuple(torch.nonzero(diff == diff.max())[0].tolist())
-        fail(f"{what}{index_text(worst)} is {got[worst].item():.4g}, the reference gives "
+        fail(f"{entry(what, worst)} is {got[worst].item():.4g}, {source} "
              f"{want[worst].item():.4g} ({int(wrong.sum())} of {want.numel()} entries differ, "
-             f"by up to {diff.max().item():.2g})")
+             f"by up to {diff.max().item():.2g})" + (f"\n{hint}" if hint else ""))
 
 
 def expect_sequence(value, what, length):

@@ -65,7 +65,8 @@ def test_rows_of_the_table(submission):
         got = submission(embed, **sizes(shape))
         inputs = submission.inputs(draw, **sizes(shape))
         want = inputs["table"][inputs["idx"]]  # (B, T, n_embd): row idx[b, t] of the table
-        expect_close(got, want, "forward(idx)", ("B", "T", "n_embd"))
+        expect_close(got, want, "forward(idx)", ("B", "T", "n_embd"),
+                     source="its row of the table is")
 
 
 @public(1)

@@ -73,7 +73,7 @@ def test_row_i_is_one_over_i_plus_one(submission):
                                 ("T", "T"))
         counts = torch.arange(1, T + 1, dtype=torch.float64)
         want = torch.tril(torch.ones(T, T, dtype=torch.float64)) / counts[:, None]
-        expect_close(weights, want, f"averaging_matrix({T})", ("T", "T"))
+        expect_close(weights, want, f"averaging_matrix({T})", ("T", "T"), source="it should be")
 
 
 @public(3)
@@ -84,7 +84,8 @@ def test_mean_of_the_past(submission):
         x = submission.inputs(draw, **shape).double()
         counts = torch.arange(1, shape["T"] + 1, dtype=torch.float64)[None, :, None]
         want = x.cumsum(dim=1) / counts  # (B, T, C): the mean of x[:, :t+1] at each t
-        expect_close(got, want, "average_context(x)", ("B", "T", "C"))
+        expect_close(got, want, "average_context(x)", ("B", "T", "C"),
+                     source="the mean of x[:, :t+1] is")
 
 
 @public(2)

@@ -85,7 +85,7 @@ def test_first_row(submission):
         w = checked(submission(weights, **shape), **shape)
         want = torch.zeros(shape["B"], shape["T"], dtype=torch.float64)
         want[:, 0] = 1
-        expect_close(w[:, 0, :], want, "weights[:, 0, :]", ("B", "T"))
+        expect_close(w[:, 0, :], want, "weights[:, 0, :]", ("B", "T"), source="it should be")
 
 
 @public(3)

@@ -81,26 +81,6 @@ def test_shape(submission):
         checked(submission(forward, **sizes(shape)), shape)
 
 
-@public(2)
-def test_first_position_sees_itself(submission):
-    """position 0 sees only itself, so its output is its own value vector"""
-    for shape in SHAPES:
-        out = checked(submission(forward, **sizes(shape)), shape)
-        inputs = submission.inputs(draw, **{k: shape[k] for k in ("B", "T", "n_embd", "head_size")})
-        value_0 = inputs["x"][:, 0].double() @ inputs["value"].double().T  # (B, head_size)
-        expect_close(out[:, 0], value_0, "out[:, 0]", ("B", "head_size"))
-
-
-@public(2)
-def test_no_bias(submission):
-    """query, key and value have no bias: a zero input gives a zero output"""
-    for shape in SHAPES[:2]:
-        out = checked(submission(forward, zero_input=True, **sizes(shape)), shape)
-        if out.abs().max() > 1e-6:
-            fail("the output is not 0 for an all-zero input: a layer adds a bias; the lesson uses "
-                 "nn.Linear(n_embd, head_size, bias=False)")
-
-
 @public(5)
 def test_causal_for_every_token(submission):
     """changing the tokens after t never changes the outputs up to t, for every t"""
@@ -137,6 +117,29 @@ def test_jacobian(submission):
         t, s = (leak * future == (leak * future).max()).nonzero()[0].tolist()
         fail(f"out[{t}] has a derivative of {leak[t, s]:.3g} with respect to x[{s}], which comes "
              "after it: the future leaks into the past")
+
+
+@public(2)
+def test_first_position_sees_itself(submission):
+    """position 0 sees only itself, so its output is its own value vector"""
+    for shape in SHAPES:
+        out = checked(submission(forward, **sizes(shape)), shape)
+        inputs = submission.inputs(draw, **{k: shape[k] for k in ("B", "T", "n_embd", "head_size")})
+        value_0 = inputs["x"][:, 0].double() @ inputs["value"].double().T  # (B, head_size)
+        expect_close(out[:, 0], value_0, "out[:, 0]", ("B", "head_size"),
+                     source="its own value vector is",
+                     hint="After the causal mask, row 0 of the weights is [1, 0, …]: position 0 "
+                          "attends only to itself, so its output is value(x[:, 0]).")
+
+
+@public(2)
+def test_no_bias(submission):
+    """query, key and value have no bias: a zero input gives a zero output"""
+    for shape in SHAPES[:2]:
+        out = checked(submission(forward, zero_input=True, **sizes(shape)), shape)
+        if out.abs().max() > 1e-6:
+            fail("the output is not 0 for an all-zero input: a layer adds a bias; the lesson uses "
+                 "nn.Linear(n_embd, head_size, bias=False)")
 
 
 @hidden(10)

@@ -1,0 +1,87 @@
+"""The tests grade fairly: solutions 100, stubs fail every test, each mistake costs its own exercise
+and no other, fair variants score 100, broken code costs only its exercise with a clear message."""
+import pytest
+
+from fixtures import MISTAKES, exercise_of_fixture, fixture_dirs, mistake_id
+
+POINTS = {"ex1_embedding": 10, "ex2_averaging": 15, "ex3_qkv": 15, "ex4_scaling": 15,
+          "ex5_causal_mask": 20, "ex6_head": 25}
+
+# What a learner must read for each broken submission (a phrase of the first failure's message).
+BROKEN_MESSAGES = {
+    "broken-ex1-os_exit": "ended the Python process",
+    "broken-ex2-import_raises": "No module named 'numpyy'",
+    "broken-ex2-nan_returned": "must be finite",
+    "broken-ex3-syntax_error": "SyntaxError",
+    "broken-ex3-sys_exit_at_import": "sys.exit(0) was called",
+    "broken-ex4-loop_at_import": "took more than",
+    "broken-ex4-numpy_returned": "numpy.ndarray",
+    "broken-ex5-segfault": "segmentation fault",
+    "broken-ex6-loop_in_forward": "was stopped",
+}
+
+
+def scores(record):
+    return {name: (ex["score"], ex["max"]) for name, ex in record["exercises"].items()}
+
+
+def first_message(record, exercise):
+    return next(t["message"] for t in record["exercises"][exercise]["tests"]
+                if t["status"] != "passed")
+
+
+def assert_costs_only(record, exercise):
+    got = scores(record)
+    assert got[exercise][0] < got[exercise][1], f"{exercise} lost no points: {got[exercise]}"
+    others = {name: s for name, s in got.items() if name != exercise and s[0] != s[1]}
+    assert not others, f"other exercises lost points too: {others}"
+
+
+def test_solutions_score_full_marks(graded):
+    record = graded["solutions"]
+    assert {name: s[1] for name, s in scores(record).items()} == POINTS
+    assert record["total"] == record["max"] == 100, scores(record)
+
+
+def test_stubs_fail_every_test(graded):
+    passing = [(name, t["name"]) for name, ex in graded["stubs"]["exercises"].items()
+               for t in ex["tests"] if t["status"] == "passed"]
+    assert not passing, f"tests that pass on the untouched stubs: {passing}"
+    assert all(ex["status"] == "todo" for ex in graded["stubs"]["exercises"].values())
+
+
+@pytest.mark.parametrize("fixture", fixture_dirs("fair"), ids=lambda p: p.name)
+def test_fair_variant_scores_full_marks(graded, fixture):
+    record = graded[fixture.name]
+    assert record["total"] == 100, {n: s for n, s in scores(record).items() if s[0] != s[1]}
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=mistake_id)
+def test_mistake_costs_its_exercise_only(graded, mistake):
+    assert_costs_only(graded[mistake_id(mistake)], mistake.exercise)
+
+
+@pytest.mark.parametrize("fixture", fixture_dirs("broken"), ids=lambda p: p.name)
+def test_broken_code_costs_its_exercise_only(graded, fixture):
+    record = graded[fixture.name]
+    exercise = exercise_of_fixture(fixture)
+    assert_costs_only(record, exercise)
+    assert BROKEN_MESSAGES[fixture.name] in first_message(record, exercise)
+    assert record["seconds"] < 60
+
+
+def test_every_check_catches_a_catalogued_mistake(graded):
+    """No check that cannot fail: each one fails, by its own assertion rather than because the code
+    raised, on at least one mistake or broken fixture."""
+    caught = set()
+    for name, record in graded.items():
+        if name.startswith(("mistake-", "broken-")):
+            for exercise, ex in record["exercises"].items():
+                caught.update((exercise, t["name"]) for t in ex["tests"] if t["cause"] == "check")
+    every = {(exercise, t["name"]) for exercise, ex in graded["solutions"]["exercises"].items()
+             for t in ex["tests"]}
+    assert not every - caught, f"checks no fixture makes fail: {sorted(every - caught)}"
+
+
+def test_same_seed_same_report(graded):
+    assert graded["replay"]["exercises"] == graded[mistake_id(MISTAKES[0])]["exercises"]

@@ -1,0 +1,92 @@
+"""exercises/ and solutions/ mirror each other: the same text outside the function bodies, the
+fixed API of DESIGN.md, a TODO and NotImplementedError in every stub body, none in the solutions."""
+import ast
+import difflib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+API = {  # the names and signatures that held-out submissions are graded against
+    "ex1_embedding": ["TokenEmbedding.__init__(self, vocab_size, n_embd)",
+                      "TokenEmbedding.forward(self, idx)"],
+    "ex2_averaging": ["averaging_matrix(T)", "average_context(x)"],
+    "ex3_qkv": ["QKV.__init__(self, n_embd, head_size)", "QKV.forward(self, x)"],
+    "ex4_scaling": ["attention_scores(q, k)"],
+    "ex5_causal_mask": ["causal_softmax(scores)"],
+    "ex6_head": ["Head.__init__(self, n_embd, head_size, block_size)", "Head.forward(self, x)"],
+}
+
+
+def functions(path):
+    """(qualified name, node) for every function of the file, classes' methods included."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            found.append((node.name, node))
+        elif isinstance(node, ast.ClassDef):
+            found += [(f"{node.name}.{f.name}", f) for f in node.body
+                      if isinstance(f, ast.FunctionDef)]
+    return found
+
+
+def has_docstring(function):
+    first = function.body[0]
+    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+
+
+def body_lines(function):
+    """(first, last) line numbers of the body: everything after the docstring, or after the
+    signature when there is none, comments included."""
+    if has_docstring(function):
+        return function.body[0].end_lineno + 1, function.end_lineno
+    signature_end = max([function.lineno] + [a.end_lineno for a in function.args.args])
+    return signature_end + 1, function.end_lineno
+
+
+def outside_bodies(path):
+    """The file's lines with every function body cut out."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for _, function in sorted(functions(path), key=lambda f: -f[1].lineno):
+        first, last = body_lines(function)
+        del lines[first - 1:last]
+    return lines
+
+
+def signature(name, function):
+    return f"{name}({', '.join(a.arg for a in function.args.args)})"
+
+
+@pytest.mark.parametrize("exercise", API)
+def test_identical_outside_the_bodies(exercise):
+    stub, solution = ROOT / "exercises" / f"{exercise}.py", ROOT / "solutions" / f"{exercise}.py"
+    diff = list(difflib.unified_diff(outside_bodies(stub), outside_bodies(solution),
+                                     "exercises", "solutions", lineterm="", n=1))
+    assert not diff, "\n".join(diff[:20])
+
+
+@pytest.mark.parametrize("folder", ["exercises", "solutions"])
+@pytest.mark.parametrize("exercise", API)
+def test_the_fixed_api(folder, exercise):
+    path = ROOT / folder / f"{exercise}.py"
+    assert [signature(name, f) for name, f in functions(path)] == API[exercise]
+
+
+@pytest.mark.parametrize("exercise", API)
+def test_every_stub_body_is_a_todo(exercise):
+    path = ROOT / "exercises" / f"{exercise}.py"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for name, function in functions(path):
+        first, last_line = body_lines(function)
+        assert "# TODO:" in "\n".join(lines[first - 1:last_line]), f"{name} has no '# TODO:' line"
+        last = function.body[-1]
+        assert isinstance(last, ast.Raise) and "NotImplementedError" in ast.unparse(last) \
+            and f"{exercise[:3]}:" in ast.unparse(last), \
+            f"{name} should end with raise NotImplementedError(\"{exercise[:3]}: …\")"
+
+
+@pytest.mark.parametrize("exercise", API)
+def test_solutions_are_complete(exercise):
+    text = (ROOT / "solutions" / f"{exercise}.py").read_text(encoding="utf-8")
+    assert "TODO" not in text and "NotImplementedError" not in text
