@@ -98,7 +98,7 @@ def record(grade):
         "seconds": round(grade.seconds, 2),
         "exercises": {ex.exercise: {
             "score": ex.score, "max": ex.max_score, "status": ex.status,
-            "tests": [{"name": r.name, "status": r.status, "cause": r.cause, "score": r.score, "points": r.points,
+            "tests": [{"id": r.nodeid.split("::")[-1], "name": r.name, "status": r.status, "cause": r.cause, "score": r.score, "points": r.points,
                        "kind": r.kind, "message": r.message} for r in ex.results]}
             for ex in grade.exercises}}
 

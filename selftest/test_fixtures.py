@@ -58,7 +58,11 @@ def test_fair_variant_scores_full_marks(graded, fixture):
 
 @pytest.mark.parametrize("mistake", MISTAKES, ids=mistake_id)
 def test_mistake_costs_its_exercise_only(graded, mistake):
-    assert_costs_only(graded[mistake_id(mistake)], mistake.exercise)
+    record = graded[mistake_id(mistake)]
+    assert_costs_only(record, mistake.exercise)
+    tests = {t["id"]: t for t in record["exercises"][mistake.exercise]["tests"]}
+    missed = [name for name in mistake.caught_by if tests[name]["cause"] != "check"]
+    assert not missed, f"{mistake.why}: not caught by its own assertion in {missed}"
 
 
 @pytest.mark.parametrize("fixture", fixture_dirs("broken"), ids=lambda p: p.name)
@@ -71,16 +75,12 @@ def test_broken_code_costs_its_exercise_only(graded, fixture):
 
 
 def test_every_check_catches_a_catalogued_mistake(graded):
-    """No check that cannot fail: each one fails, by its own assertion rather than because the code
-    raised, on at least one mistake or broken fixture."""
-    caught = set()
-    for name, record in graded.items():
-        if name.startswith(("mistake-", "broken-")):
-            for exercise, ex in record["exercises"].items():
-                caught.update((exercise, t["name"]) for t in ex["tests"] if t["cause"] == "check")
-    every = {(exercise, t["name"]) for exercise, ex in graded["solutions"]["exercises"].items()
+    """No check that cannot fail: each one is named by a catalogued mistake that it must catch by
+    its own assertion (test_mistake_costs_its_exercise_only holds it to that)."""
+    named = {(m.exercise, test) for m in MISTAKES for test in m.caught_by}
+    every = {(exercise, t["id"]) for exercise, ex in graded["solutions"]["exercises"].items()
              for t in ex["tests"]}
-    assert not every - caught, f"checks no fixture makes fail: {sorted(every - caught)}"
+    assert not every - named, f"checks that no mistake is caught by: {sorted(every - named)}"
 
 
 def test_same_seed_same_report(graded):
