@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from grading.session import EXERCISES, EXERCISES_DIR, ROOT, SOLUTIONS, TESTS
+from grading.session import EXERCISE_BUDGET, EXERCISES, EXERCISES_DIR, ROOT, SOLUTIONS, TESTS
 
 USAGE_ERROR = 2
 
@@ -76,8 +76,9 @@ def main(argv=None):
             raise ValueError(f"{folder} is not a folder{hint}")
         if args.batch and not args.json:
             raise ValueError("--batch needs --json PATH for the results")
-        if args.timeout is not None and not 0 < args.timeout <= 60:
-            raise ValueError("--timeout must be between 0 and 60 seconds")
+        if args.timeout is not None and not 0 < args.timeout <= EXERCISE_BUDGET:
+            raise ValueError(f"--timeout must be more than 0 and at most {EXERCISE_BUDGET:g} "
+                             "seconds, the time budget of one exercise")
         if args.json:
             from grading.report import check_writable
             check_writable(args.json)

@@ -5,12 +5,15 @@ Failure policy, so that any submission is graded in bounded time and costs only 
 - a call raised → that test fails with the learner's own traceback lines, the worker lives on;
 - the worker died (exit, segfault) → that test fails, a new worker is forked for the next test,
   at most MAX_RESTARTS times;
-- an import or a call ran over the time limit → the worker's process group is killed and the
-  exercise's remaining tests fail at once with the same message.
+- an import or a call ran over the time limit, or the exercise used up its time budget → the
+  worker's process group is killed and the exercise's remaining tests fail at once with the same
+  message. The budget bounds the whole run: six exercises × EXERCISE_BUDGET < 60 s.
 """
 import signal
+import time
 
 from grading import protocol
+from grading.session import EXERCISE_BUDGET
 from grading.zygote import GradingError  # noqa: F401  (re-exported for the plugin)
 
 MAX_RESTARTS = 3
@@ -22,15 +25,14 @@ SIGNAL_NAMES = {signal.SIGSEGV: "a segmentation fault (SIGSEGV)", signal.SIGBUS:
 class WorkerFailure(Exception):
     """The submission's code failed in its worker: kind is raised, import, crash, timeout or garbled."""
 
-    def __init__(self, kind, message, error=None, output="", sticky=False):
+    def __init__(self, kind, message, error=None, sticky=False):
         super().__init__(message)
         self.kind = kind
         self.error = error or {}  # {"type", "message", "frames": [[file, line, function, source]]}
-        self.output = output
         self.sticky = sticky
 
     def copy(self):
-        return WorkerFailure(self.kind, str(self), self.error, self.output, self.sticky)
+        return WorkerFailure(self.kind, str(self), self.error, self.sticky)
 
     @property
     def not_implemented(self):
@@ -59,20 +61,27 @@ class ExerciseWorker:
         self.pid = None
         self.sock = None
         self.restarts = 0
+        self.spent = 0.0  # seconds this exercise's code has taken, imports included
         self.sticky = None  # a WorkerFailure that ends the exercise
+        self.printed = []  # what the submission printed since take_output() was last called
+
+    def take_output(self):
+        text, self.printed = "".join(self.printed), []
+        return text
 
     def call(self, scenario, params, seed):
         """Run scenario(module, generator, **params) in the worker; the decoded result."""
         self._start()
         request = {"scenario": [scenario.__module__, scenario.__qualname__],
                    "params": params, "seed": seed}
+        timeout = self._time_left()
+        started = time.monotonic()
         try:
             protocol.send(self.sock, request)
-            reply = protocol.recv(self.sock, timeout=self.call_timeout)
+            reply = protocol.recv(self.sock, timeout=timeout)
         except protocol.Timeout:
-            raise self._end_sticky(WorkerFailure(
-                "timeout", f"your code ran for more than {self.call_timeout:g} s in "
-                f"{scenario.__name__} and was stopped (an endless loop?)")) from None
+            raise self._end_sticky(self._timeout_failure(
+                timeout, f"one call of your {self.module}.py", "an endless loop?")) from None
         except (protocol.PeerClosed, BrokenPipeError, ConnectionResetError):
             status = self._stop()
             self.restarts += 1
@@ -86,12 +95,14 @@ class ExerciseWorker:
         except BaseException:
             self._stop()  # interrupted mid-call (Ctrl-C, pytest-timeout): the worker is unusable
             raise
-        output = str(reply.get("output", ""))
+        finally:
+            self.spent += time.monotonic() - started
+        self.printed.append(str(reply.get("output", "")))
         if "internal" in reply:
             raise GradingError(str(reply["internal"]))
         if not reply.get("ok"):
             error = reply.get("error") or {}
-            raise WorkerFailure("raised", _raised_text(error), error=error, output=output)
+            raise WorkerFailure("raised", _raised_text(error), error=error)
         try:
             return protocol.from_wire(reply.get("result"))
         except protocol.ProtocolError as error:
@@ -104,13 +115,15 @@ class ExerciseWorker:
             raise self.sticky.copy()  # a fresh object: re-raising one would grow its traceback
         if self.sock is not None:
             return
+        timeout = self._time_left()
         self.pid, self.sock = self.zygote.spawn(self.package_dir, self.module)
+        started = time.monotonic()
         try:
-            ready = protocol.recv(self.sock, timeout=self.call_timeout)
+            ready = protocol.recv(self.sock, timeout=timeout)
         except protocol.Timeout:
-            raise self._end_sticky(WorkerFailure(
-                "timeout", f"importing {self.module}.py took more than {self.call_timeout:g} s "
-                "and was stopped (an endless loop at the top level of the file?)")) from None
+            raise self._end_sticky(self._timeout_failure(
+                timeout, f"importing {self.module}.py",
+                "an endless loop at the top level of the file, outside any function?")) from None
         except (protocol.PeerClosed, ConnectionResetError):
             status = self._stop()
             raise self._end_sticky(WorkerFailure(
@@ -118,11 +131,29 @@ class ExerciseWorker:
         except protocol.ProtocolError as error:
             raise self._end_sticky(WorkerFailure("garbled", f"unreadable worker reply ({error})")) \
                 from None
+        finally:
+            self.spent += time.monotonic() - started
+        self.printed.append(str(ready.get("output", "")))
         if not ready.get("ready"):
             error = ready.get("error") or {}
             raise self._end_sticky(WorkerFailure(
                 "import", f"{self.module}.py could not be imported: " + _raised_text(error),
-                error=error, output=str(ready.get("output", ""))))
+                error=error))
+
+    def _time_left(self):
+        left = EXERCISE_BUDGET - self.spent
+        if left <= 0.05:
+            raise self._end_sticky(WorkerFailure(
+                "timeout", f"your code has used up this exercise's {EXERCISE_BUDGET:g} s and was "
+                "stopped: the solution needs well under a second (a loop that runs too long?)"))
+        return min(self.call_timeout, left)
+
+    def _timeout_failure(self, timeout, doing, guess):
+        if timeout < self.call_timeout:
+            return WorkerFailure("timeout", f"{doing} used up this exercise's {EXERCISE_BUDGET:g} s "
+                                 f"and was stopped ({guess})")
+        return WorkerFailure("timeout", f"{doing} took more than {timeout:g} s and was stopped "
+                             f"({guess})")
 
     def _end_sticky(self, failure):
         self._stop()

@@ -94,6 +94,8 @@ class GradingPlugin:
         result = item.stash.get(_RESULT, None)
         if result is None or call.when == "teardown" or (call.when == "setup" and report.passed):
             return report
+        worker = self.workers.get(result.exercise)
+        result.output = worker.take_output() if worker else ""
         if report.passed:
             result.status = "passed"
         elif report.skipped:
@@ -111,7 +113,6 @@ class GradingPlugin:
             result.cause = error.kind
             result.message = str(error)
             result.frames = error.error.get("frames", [])
-            result.output = error.output
         elif isinstance(error, AssertionError):
             result.cause = "check"
             result.message = str(error).split("\nassert ")[0].strip()

@@ -81,6 +81,8 @@ def gradescope(grade):
             output = r.message
             if r.frames:
                 output += "\n" + "\n".join(f"{f}:{line}: {src}" for f, line, _, src in r.frames)
+            if r.output and r.status != "passed":
+                output += "\nYour code printed:\n" + r.output[:2000]
             tests.append({
                 "name": f"{ex.exercise} · {r.name}", "number": f"{ex.exercise[2]}.{r.number}",
                 "score": r.score, "max_score": r.points,
