@@ -9,6 +9,7 @@ Failure policy, so that any submission is graded in bounded time and costs only 
   worker's process group is killed and the exercise's remaining tests fail at once with the same
   message. The budget bounds the whole run: six exercises × EXERCISE_BUDGET < 60 s.
 """
+import re
 import signal
 import time
 
@@ -174,6 +175,9 @@ class ExerciseWorker:
 
 def _raised_text(error):
     kind, message = error.get("type", "Exception"), error.get("message", "")
+    if kind == "ModuleNotFoundError" and re.search(r"'(exercises|solutions|ex\d_\w+)", message):
+        return (f"{kind}: {message} — import another exercise relatively, as in "
+                "`from .ex5_causal_mask import causal_softmax`, so that it works in any folder")
     if kind == "Mismatch":  # raised by the test kit: the message says it all
         return message
     if kind == "SystemExit":

@@ -34,6 +34,10 @@ def zygote_main(root, tests_dir, control_fd):
     for name in sorted(os.listdir(tests_dir)):
         if name.startswith("test_") and name.endswith(".py"):
             importlib.import_module(name[:-3])  # scenarios live in the test modules
+    # Everything the workers need is imported: the repository leaves the path, so that a submission
+    # imports neither the repository's exercises/ nor solutions/ by an absolute import.
+    sys.path.remove(root)
+    sys.path.remove(tests_dir)
     children = set()
     _control_send(control, {"ready": True, "pid": os.getpid()})
     while True:

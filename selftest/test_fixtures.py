@@ -17,6 +17,7 @@ BROKEN_MESSAGES = {
     "broken-ex4-loop_at_import": "took more than",
     "broken-ex4-numpy_returned": "numpy.ndarray",
     "broken-ex5-segfault": "segmentation fault",
+    "broken-ex6-absolute_import": "import another exercise relatively",
     "broken-ex6-loop_in_forward": "was stopped",
     "broken-ex6-slow_forward": "used up this exercise's 8 s",
 }
