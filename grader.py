@@ -70,10 +70,14 @@ def main(argv=None):
         return check()
     try:
         exercises = exercise_names(args.exercise)
-        folder = SOLUTIONS if args.solutions else Path(args.submission or args.batch or EXERCISES_DIR)
+        folder = Path(args.submission or args.batch or EXERCISES_DIR)
+        if args.solutions:
+            folder = SOLUTIONS
+            if not folder.is_dir():
+                raise ValueError("this copy has no solutions/ folder: the solutions stay with the "
+                                 "course")
         if not folder.is_dir():
-            hint = " (this copy has no solutions: they stay with the course)" if args.solutions else ""
-            raise ValueError(f"{folder} is not a folder{hint}")
+            raise ValueError(f"{folder} is not a folder")
         if args.batch and not args.json:
             raise ValueError("--batch needs --json PATH for the results")
         if args.timeout is not None and not 0 < args.timeout <= EXERCISE_BUDGET:
@@ -134,4 +138,4 @@ if __name__ == "__main__":
     code = main()
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(code)  # everything is written; skipping torch's teardown saves a few tenths of a second
+    os._exit(code)  # all is written; skipping torch's teardown saves a few tenths of a second

@@ -18,13 +18,15 @@ from grading.session import EXERCISE_BUDGET
 from grading.zygote import GradingError  # noqa: F401  (re-exported for the plugin)
 
 MAX_RESTARTS = 3
-SIGNAL_NAMES = {signal.SIGSEGV: "a segmentation fault (SIGSEGV)", signal.SIGBUS: "a bus error (SIGBUS)",
-                signal.SIGABRT: "an abort (SIGABRT)", signal.SIGKILL: "SIGKILL (killed)",
+SIGNAL_NAMES = {signal.SIGSEGV: "a segmentation fault (SIGSEGV)",
+                signal.SIGBUS: "a bus error (SIGBUS)", signal.SIGABRT: "an abort (SIGABRT)",
+                signal.SIGKILL: "SIGKILL (killed)",
                 signal.SIGFPE: "a floating-point exception (SIGFPE)", signal.SIGILL: "SIGILL"}
 
 
 class WorkerFailure(Exception):
-    """The submission's code failed in its worker: kind is raised, import, crash, timeout or garbled."""
+    """The submission's code failed in its worker.
+    kind: raised | import | crash | timeout | garbled."""
 
     def __init__(self, kind, message, error=None, sticky=False):
         super().__init__(message)
@@ -47,7 +49,8 @@ def describe_exit(status, during):
         return f"your code crashed the Python process with {name} {during}"
     code = status.get("code")
     if code == 0:
-        return f"your code ended the Python process {during} (os._exit or similar), so nothing came back"
+        return (f"your code ended the Python process {during} (os._exit or similar), so nothing "
+                "came back")
     return f"your code ended the Python process with exit status {code} {during}"
 
 
@@ -92,7 +95,8 @@ class ExerciseWorker:
             raise failure from None
         except protocol.ProtocolError as error:
             raise self._end_sticky(WorkerFailure(
-                "garbled", f"your code's worker sent back something unreadable ({error})")) from None
+                "garbled", f"your code's worker sent back something unreadable ({error})")) \
+                from None
         except BaseException:
             self._stop()  # interrupted mid-call (Ctrl-C, pytest-timeout): the worker is unusable
             raise
@@ -151,8 +155,8 @@ class ExerciseWorker:
 
     def _timeout_failure(self, timeout, doing, guess):
         if timeout < self.call_timeout:
-            return WorkerFailure("timeout", f"{doing} used up this exercise's {EXERCISE_BUDGET:g} s "
-                                 f"and was stopped ({guess})")
+            return WorkerFailure("timeout", f"{doing} used up this exercise's "
+                                 f"{EXERCISE_BUDGET:g} s and was stopped ({guess})")
         return WorkerFailure("timeout", f"{doing} took more than {timeout:g} s and was stopped "
                              f"({guess})")
 

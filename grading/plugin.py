@@ -31,7 +31,7 @@ class TestResult:
     points: float
     kind: str  # public | hidden
     status: str = "failed"  # passed | failed | todo | skipped | error
-    cause: str = ""  # why it failed: check, or the worker's raised | import | crash | timeout | garbled
+    cause: str = ""  # why it failed: check, or a WorkerFailure's kind (raised, import, crash…)
     message: str = ""
     frames: list = field(default_factory=list)  # the learner's own traceback lines
     output: str = ""  # what the learner's code printed, cut

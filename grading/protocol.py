@@ -45,7 +45,7 @@ class NotATensor:
         return f"<{self.type_name}, not a torch.Tensor>"
 
 
-# -- encoding (either side) ------------------------------------------------------------------------
+# -- encoding (either side) -----------------------------------------------------------------------
 
 def to_wire(value):
     """A JSON-ready structure. Tensors must be exactly torch.Tensor (or nn.Parameter)."""
@@ -102,7 +102,7 @@ def from_wire(value):
     raise ProtocolError("unknown value tag")
 
 
-# -- framing over a connected socket ---------------------------------------------------------------
+# -- framing over a connected socket --------------------------------------------------------------
 
 def send(sock, message):
     """Send one JSON message (a dict of plain values)."""

@@ -50,7 +50,7 @@ def text(grade, command="python grader.py"):
             others = [r.name for r in ex.results
                       if r.status not in ("passed", "skipped") and r is not failure]
             if others:
-                out.append(f"      also failing: " + "; ".join(others[:3]) +
+                out.append("      also failing: " + "; ".join(others[:3]) +
                            (f"; and {len(others) - 3} more" if len(others) > 3 else ""))
         skipped = [r for r in ex.results if r.status == "skipped"]
         if skipped:
@@ -100,7 +100,8 @@ def record(grade):
         "seconds": round(grade.seconds, 2),
         "exercises": {ex.exercise: {
             "score": ex.score, "max": ex.max_score, "status": ex.status,
-            "tests": [{"id": r.nodeid.split("::")[-1], "name": r.name, "status": r.status, "cause": r.cause, "score": r.score, "points": r.points,
+            "tests": [{"id": r.nodeid.split("::")[-1], "name": r.name, "status": r.status,
+                       "cause": r.cause, "score": r.score, "points": r.points,
                        "kind": r.kind, "message": r.message} for r in ex.results]}
             for ex in grade.exercises}}
 

@@ -4,8 +4,6 @@ A *scenario* is a plain function `(exercise_module, generator, **params) -> tens
 worker on the submission and in the judge on the solution, with generators seeded alike, and only
 produces outputs: every comparison happens in the judge, where the submission cannot reach.
 """
-import math
-
 import pytest
 import torch
 
@@ -30,11 +28,7 @@ def hidden(points):
     return pytest.mark.grade(points=points, kind="hidden")
 
 
-def pick(shape, *names):
-    return {name: shape[name] for name in names}
-
-
-# -- scenario side (runs in the worker and in the judge) ----------------------------------------------
+# -- scenario side (runs in the worker and in the judge) ------------------------------------------
 
 class Mismatch(Exception):
     """The submission's module does not have the structure the exercise's API fixes."""
@@ -81,7 +75,7 @@ def set_embedding(module, weight):
         current.copy_(weight)
 
 
-# -- judge side ---------------------------------------------------------------------------------------
+# -- judge side -----------------------------------------------------------------------------------
 
 class CheckFailed(AssertionError):
     """A check on the submission's outputs failed; the message is what the learner reads."""
@@ -142,7 +136,7 @@ def expect_close(got, want, what, names=None, atol=1e-5, rtol=1e-5, source="the 
 
 
 def expect_sequence(value, what, length):
-    if isinstance(value, NotATensor) or not isinstance(value, (tuple, list)) or len(value) != length:
+    if not isinstance(value, (tuple, list)) or len(value) != length:
         fail(f"{what} should return {length} tensors, got {_kind(value)}")
     return value
 
@@ -159,7 +153,3 @@ def upper_triangle(t):
     """Mask of the entries above the diagonal of the last two dimensions (the future)."""
     T = t.shape[-1]
     return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
-
-
-def isclose_scalar(a, b, tol):
-    return math.isfinite(a) and abs(a - b) <= tol

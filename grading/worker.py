@@ -2,8 +2,8 @@
 
 The judge starts one *zygote* per grading run: a fresh interpreter, started with a minimal
 environment, that imports torch and the scenario functions of tests/ (never the solutions) and then
-waits. For each exercise the judge asks it to fork a *worker*. The worker leaves the zygote's session,
-redirects its output to a private file, imports the one exercise module of the submission and then
+waits. For each exercise the judge asks it to fork a *worker*. The worker leaves the zygote's
+session, redirects its output to a private file, imports the one exercise module of the submission and then
 runs scenarios on it, one request at a time, over a socket that goes straight to the judge.
 
 Run as a script by grading.judge: python -I grading/worker.py ROOT TESTS_DIR CONTROL_FD
@@ -22,7 +22,7 @@ SUBMISSION_PACKAGE = "submission"  # the name a submission folder is imported un
 OUTPUT_LIMIT = 2000  # characters of captured output sent back per call
 
 
-# -- the zygote --------------------------------------------------------------------------------------
+# -- the zygote -----------------------------------------------------------------------------------
 
 def zygote_main(root, tests_dir, control_fd):
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
@@ -100,7 +100,7 @@ def _control_recv(sock):
     return json.loads(data)
 
 
-# -- a worker ----------------------------------------------------------------------------------------
+# -- a worker -------------------------------------------------------------------------------------
 
 def _worker_main(sock, package_dir, module_name, workdir):
     os.setsid()  # its own process group: the judge kills the group, children included

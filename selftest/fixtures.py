@@ -37,7 +37,7 @@ MISTAKES = [
             caught_by=("test_ids_out_of_range_raise",)),
     Mistake("flattened", "ex1_embedding",
             "x = self.token_embedding_table(idx)  #",
-            "x = self.token_embedding_table(idx).view(-1, self.token_embedding_table.embedding_dim)  #",
+            "x = self.token_embedding_table(idx).flatten(0, 1)  #",
             "the output flattened to (B*T, n_embd)",
             caught_by=("test_shape", "test_rows_of_the_table", "test_matches_reference")),
     Mistake("table_made_in_forward", "ex1_embedding",
@@ -48,7 +48,9 @@ MISTAKES = [
     Mistake("column_normalised", "ex2_averaging",
             "tril.sum(dim=1, keepdim=True)", "tril.sum(dim=0, keepdim=True)",
             "the averaging matrix normalised by columns",
-            caught_by=("test_rows_sum_to_one", "test_row_i_is_one_over_i_plus_one", "test_mean_of_the_past", "test_matrix_matches_reference", "test_average_matches_reference")),
+            caught_by=("test_rows_sum_to_one", "test_row_i_is_one_over_i_plus_one",
+                       "test_mean_of_the_past", "test_matrix_matches_reference",
+                       "test_average_matches_reference")),
     Mistake("upper_triangular", "ex2_averaging",
             "tril = torch.tril(torch.ones(T, T))", "tril = torch.triu(torch.ones(T, T))",
             "an upper-triangular averaging matrix: the future is averaged in",
@@ -90,7 +92,8 @@ MISTAKES = [
     Mistake("triu", "ex5_causal_mask",
             "tril = torch.tril(torch.ones(T, T))", "tril = torch.triu(torch.ones(T, T))",
             "triu instead of tril: the past is masked and the future shown",
-            caught_by=("test_future_is_zero", "test_causal_for_every_position", "test_jacobian", "test_first_row")),
+            caught_by=("test_future_is_zero", "test_causal_for_every_position", "test_jacobian",
+                       "test_first_row")),
     Mistake("mask_after_softmax", "ex5_causal_mask",
             'weights = scores.masked_fill(tril == 0, float("-inf"))\n'
             "    # softmax：把每一行的评分换算成相加为 1 的权重\n"
@@ -131,12 +134,14 @@ MISTAKES = [
             "self.value = nn.Linear(n_embd, head_size, bias=False)",
             "self.value = nn.Linear(n_embd, head_size, bias=True)",
             "the value layer has a bias",
-            caught_by=("test_no_bias", "test_first_position_sees_itself", "test_matches_reference")),
+            caught_by=("test_no_bias", "test_first_position_sees_itself",
+                       "test_matches_reference")),
     Mistake("no_mask", "ex6_head",
             'weights = weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
             "weights = weights",
             "the head has no causal mask",
-            caught_by=("test_causal_for_every_token", "test_jacobian", "test_first_position_sees_itself")),
+            caught_by=("test_causal_for_every_token", "test_jacobian",
+                       "test_first_position_sees_itself")),
 ]
 
 

@@ -1,4 +1,4 @@
-"""grader.py as a learner and a CI meet it: exit codes, one-line errors, the report, results.json."""
+"""grader.py as a learner and a CI meet it: exit codes, one-line errors, the report, the JSON."""
 import json
 
 from conftest import run_grader

@@ -5,7 +5,7 @@ from grading.testkit import SHAPES, expect_close, expect_tensor, fail, hidden, p
     set_embedding
 
 
-# -- scenarios: run on the submission in a worker and on the solution in the judge --------------------
+# -- scenarios: run on the submission in a worker and on the solution in the judge ----------------
 
 def draw(gen, B, T, vocab_size, n_embd):
     """The test's inputs, drawn in a fixed order from the generator."""
@@ -48,7 +48,7 @@ def sizes(shape):
     return {k: shape[k] for k in ("B", "T", "vocab_size", "n_embd")}
 
 
-# -- tests --------------------------------------------------------------------------------------------
+# -- tests ----------------------------------------------------------------------------------------
 
 @public(2)
 def test_shape(submission):

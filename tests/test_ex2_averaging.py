@@ -7,7 +7,7 @@ from grading.testkit import SHAPES, expect_close, expect_tensor, fail, hidden, p
 LENGTHS = (1, 5, 8)
 
 
-# -- scenarios ----------------------------------------------------------------------------------------
+# -- scenarios ------------------------------------------------------------------------------------
 
 def matrix(ex, gen, T):
     return ex.averaging_matrix(T)
@@ -36,7 +36,7 @@ def shapes():
     return [dict(B=s["B"], T=s["T"], C=s["n_embd"]) for s in SHAPES]
 
 
-# -- tests --------------------------------------------------------------------------------------------
+# -- tests ----------------------------------------------------------------------------------------
 
 @public(2)
 def test_rows_sum_to_one(submission):

@@ -7,7 +7,7 @@ from grading.testkit import SHAPES, expect_close, expect_sequence, expect_tensor
 NAMES = ("q", "k", "v")
 
 
-# -- scenarios ----------------------------------------------------------------------------------------
+# -- scenarios ------------------------------------------------------------------------------------
 
 def project(ex, gen, B, T, n_embd, head_size, zero_input=False):
     m = ex.QKV(n_embd, head_size)
@@ -35,7 +35,7 @@ def three(got, shape):
     return [expect_tensor(t, n, size, ("B", "T", "head_size")) for t, n in zip(q_k_v, NAMES)]
 
 
-# -- tests --------------------------------------------------------------------------------------------
+# -- tests ----------------------------------------------------------------------------------------
 
 @public(3)
 def test_shapes(submission):

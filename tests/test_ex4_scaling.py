@@ -5,7 +5,7 @@ from grading.testkit import SHAPES, expect_close, expect_tensor, fail, hidden, p
 VARIANCE_SHAPE = dict(B=16, T=32, head_size=64)
 
 
-# -- scenarios ----------------------------------------------------------------------------------------
+# -- scenarios ------------------------------------------------------------------------------------
 
 def scores(ex, gen, B, T, head_size):
     q = randn(gen, B, T, head_size)  # unit Gaussian, as in the lesson's argument
@@ -17,7 +17,7 @@ def shapes():
     return [dict(B=s["B"], T=s["T"], head_size=s["head_size"]) for s in SHAPES]
 
 
-# -- tests --------------------------------------------------------------------------------------------
+# -- tests ----------------------------------------------------------------------------------------
 
 @public(3)
 def test_shape(submission):

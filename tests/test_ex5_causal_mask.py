@@ -7,7 +7,7 @@ from grading.testkit import SHAPES, expect_close, expect_tensor, fail, hidden, p
 SHAPE_NAMES = ("B", "T", "T")
 
 
-# -- scenarios ----------------------------------------------------------------------------------------
+# -- scenarios ------------------------------------------------------------------------------------
 
 def draw(gen, B, T):
     return randn(gen, B, T, T) * 3  # spread-out scores, so that wrong weights differ clearly
@@ -44,7 +44,7 @@ def checked(value, B, T):
     return expect_tensor(value, "causal_softmax(scores)", (B, T, T), SHAPE_NAMES)
 
 
-# -- tests --------------------------------------------------------------------------------------------
+# -- tests ----------------------------------------------------------------------------------------
 
 @public(2)
 def test_shape(submission):

@@ -8,7 +8,7 @@ from grading.testkit import SHAPES, expect_close, expect_tensor, fail, hidden, l
 OUT_NAMES = ("B", "T", "head_size")
 
 
-# -- scenarios ----------------------------------------------------------------------------------------
+# -- scenarios ------------------------------------------------------------------------------------
 
 def draw(gen, B, T, n_embd, head_size):
     """The test's inputs, in a fixed order: the three layers' weights, then x."""
@@ -72,7 +72,7 @@ def checked(value, shape):
                          OUT_NAMES)
 
 
-# -- tests --------------------------------------------------------------------------------------------
+# -- tests ----------------------------------------------------------------------------------------
 
 @public(3)
 def test_shape(submission):
@@ -85,7 +85,7 @@ def test_shape(submission):
 def test_causal_for_every_token(submission):
     """changing the tokens after t never changes the outputs up to t, for every t"""
     for shape in SHAPES:
-        B, T = shape["B"], shape["T"]
+        T = shape["T"]
         outs = submission(tokens_after_t_changed, vocab_size=shape["vocab_size"], **sizes(shape))
         if not isinstance(outs, list) or len(outs) != 2 * T + 1:
             fail("forward did not return one tensor per call")
