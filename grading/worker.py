@@ -3,8 +3,8 @@
 The judge starts one *zygote* per grading run: a fresh interpreter, started with a minimal
 environment, that imports torch and the scenario functions of tests/ (never the solutions) and then
 waits. For each exercise the judge asks it to fork a *worker*. The worker leaves the zygote's
-session, redirects its output to a private file, imports the one exercise module of the submission and then
-runs scenarios on it, one request at a time, over a socket that goes straight to the judge.
+session, redirects its output to a private file, imports the one exercise module of the submission
+and then runs scenarios on it, one request at a time, over a socket that goes straight to the judge.
 
 Run as a script by grading.judge: python -I grading/worker.py ROOT TESTS_DIR CONTROL_FD
 """
