@@ -6,6 +6,9 @@
     python grader.py --solutions     grade solutions/ (should be 100/100)
     python grader.py --seed N        replay a run with the same random inputs
     python grader.py --json PATH     also write Gradescope's results.json
+    python grader.py --watch         regrade the exercise you are editing each time you save it
+    python grader.py hint 5 [LEVEL]  a hint for exercise 5 (a nudge, then the lesson's step)
+    python grader.py --lang zh|en    the report's language (default: from LC_ALL / LANG)
     python grader.py --check         the repository's own test, for instructors
 
 Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run.
@@ -15,8 +18,10 @@ import os
 import random
 import re
 import sys
+import time
 from pathlib import Path
 
+from grading.i18n import LANGUAGES, Bi, default_language
 from grading.session import EXERCISE_BUDGET, EXERCISES, EXERCISES_DIR, ROOT, SOLUTIONS, TESTS
 
 USAGE_ERROR = 2
@@ -31,6 +36,7 @@ def parse(argv):
     parser = Parser(prog="python grader.py", description=__doc__.split("\n\n")[0],
                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("exercise", nargs="?", help="grade one exercise: 1-6, ex3 or ex3_qkv")
+    parser.add_argument("level", nargs="?", type=int, help=argparse.SUPPRESS)  # for `hint N LEVEL`
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--solutions", action="store_true", help="grade solutions/")
     where.add_argument("--submission", metavar="DIR", help="grade another folder of ex*.py files")
@@ -42,7 +48,23 @@ def parse(argv):
     parser.add_argument("--json", metavar="PATH", help="write results (Gradescope's format) here")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="time limit for one import or one call of your code (default 5)")
-    return parser.parse_args(argv)
+    parser.add_argument("--watch", action="store_true",
+                        help="regrade the exercise being edited each time a file is saved")
+    parser.add_argument("--lang", choices=LANGUAGES, default=default_language(),
+                        help="language of the report: zh or en (default: from LC_ALL / LANG)")
+    parser.add_argument("--remember", action="store_true",
+                        help="with hint: remember the level shown, so the next call goes on")
+    if argv and argv[0] == "hint":
+        args = parser.parse_args(argv[1:])
+        if args.exercise is None:
+            parser.error("hint needs an exercise: python grader.py hint 5")
+        args.hint = True
+        return args
+    args = parser.parse_args(argv)
+    if args.level is not None:
+        parser.error(f"unrecognized arguments: {args.level}")
+    args.hint = False
+    return args
 
 
 def exercise_names(text):
@@ -69,6 +91,10 @@ def main(argv=None):
         from grading.check import check
         return check()
     try:
+        if args.hint:
+            from grading.hints import show
+            print(show(exercise_names(args.exercise)[0], args.level, args.remember, args.lang))
+            return 0
         exercises = exercise_names(args.exercise)
         folder = Path(args.submission or args.batch or EXERCISES_DIR)
         if args.solutions:
@@ -80,6 +106,8 @@ def main(argv=None):
             raise ValueError(f"{folder} is not a folder")
         if args.batch and not args.json:
             raise ValueError("--batch needs --json PATH for the results")
+        if args.watch and (args.batch or args.json):
+            raise ValueError("--watch grades one folder on the screen: no --batch or --json")
         if args.timeout is not None and not 0 < args.timeout <= EXERCISE_BUDGET:
             raise ValueError(f"--timeout must be more than 0 and at most {EXERCISE_BUDGET:g} "
                              "seconds, the time budget of one exercise")
@@ -95,6 +123,9 @@ def main(argv=None):
     try:
         return run(args, folder, exercises, zygote)
     except KeyboardInterrupt:
+        if args.watch:
+            print()
+            return 0  # Ctrl-C is how watching ends
         print("\ngrader.py: interrupted", file=sys.stderr)
         return 130
     except GradingError as error:
@@ -126,12 +157,42 @@ def run(args, folder, exercises, zygote):
         return USAGE_ERROR
     command = "python grader.py" + (" --solutions" if args.solutions else "") + \
         (f" --submission {args.submission}" if args.submission else "")
-    print(report.text(result, command))
+    if args.watch:
+        return watch(zygote, folder, seed, timeout, result, command, args.lang)
+    print(report.text(result, command, args.lang))
     if args.json:
-        report.write_json(args.json, report.gradescope(result))
+        report.write_json(args.json, report.gradescope(result, args.lang))
     if result.grading_errors:
         return USAGE_ERROR
     return 0 if result.score == result.max_score else 1
+
+
+def watch(zygote, folder, seed, timeout, result, command, lang):
+    """Show the grade; on each save of an ex*.py, regrade that exercise and show it again."""
+    from grading import report
+    from grading.session import grade
+
+    def mtimes():
+        return {p.stem: p.stat().st_mtime for p in folder.glob("ex*.py") if p.stem in EXERCISES}
+
+    seen = mtimes()
+    while True:
+        print("\033[2J\033[H", end="")  # clear the screen
+        print(report.text(result, command, lang))
+        print(Bi("\n 正在监视 {0}/：保存文件就会重新打分；按 Ctrl-C 退出".format(folder),
+                 f"\n Watching {folder}/: save a file to regrade it; Ctrl-C to quit").render(lang))
+        while True:
+            time.sleep(0.3)
+            now = mtimes()
+            changed = sorted((name for name in now if now[name] != seen.get(name)),
+                             key=lambda name: -now[name])
+            if changed:
+                seen = now
+                break
+        fresh = grade(zygote, folder, seed, [changed[0]], call_timeout=timeout)
+        result.exercises = [fresh.exercises[0] if ex.exercise == changed[0] else ex
+                            for ex in result.exercises]
+        result.seconds = fresh.seconds
 
 
 if __name__ == "__main__":

@@ -9,33 +9,38 @@ Failure policy, so that any submission is graded in bounded time and costs only 
   worker's process group is killed and the exercise's remaining tests fail at once with the same
   message. The budget bounds the whole run: six exercises × EXERCISE_BUDGET < 60 s.
 """
+import json
 import re
 import signal
 import time
 
 from grading import protocol
+from grading.i18n import Bi
 from grading.session import EXERCISE_BUDGET
 from grading.zygote import GradingError  # noqa: F401  (re-exported for the plugin)
 
 MAX_RESTARTS = 3
-SIGNAL_NAMES = {signal.SIGSEGV: "a segmentation fault (SIGSEGV)",
-                signal.SIGBUS: "a bus error (SIGBUS)", signal.SIGABRT: "an abort (SIGABRT)",
-                signal.SIGKILL: "SIGKILL (killed)",
-                signal.SIGFPE: "a floating-point exception (SIGFPE)", signal.SIGILL: "SIGILL"}
+SIGNAL_NAMES = {signal.SIGSEGV: Bi("段错误（SIGSEGV）", "a segmentation fault (SIGSEGV)"),
+                signal.SIGBUS: Bi("总线错误（SIGBUS）", "a bus error (SIGBUS)"),
+                signal.SIGABRT: Bi("中止信号（SIGABRT）", "an abort (SIGABRT)"),
+                signal.SIGKILL: Bi("SIGKILL（被强制结束）", "SIGKILL (killed)"),
+                signal.SIGFPE: Bi("浮点异常（SIGFPE）", "a floating-point exception (SIGFPE)"),
+                signal.SIGILL: Bi("非法指令（SIGILL）", "SIGILL")}
 
 
 class WorkerFailure(Exception):
     """The submission's code failed in its worker.
     kind: raised | import | crash | timeout | garbled."""
 
-    def __init__(self, kind, message, error=None, sticky=False):
-        super().__init__(message)
+    def __init__(self, kind, text, error=None, sticky=False):
+        super().__init__(text.en)
+        self.text = text  # Bi: what the learner reads
         self.kind = kind
         self.error = error or {}  # {"type", "message", "frames": [[file, line, function, source]]}
         self.sticky = sticky
 
     def copy(self):
-        return WorkerFailure(self.kind, str(self), self.error, self.sticky)
+        return WorkerFailure(self.kind, self.text, self.error, self.sticky)
 
     @property
     def not_implemented(self):
@@ -43,15 +48,19 @@ class WorkerFailure(Exception):
 
 
 def describe_exit(status, during):
+    """How the worker ended, for the learner; `during` is a Bi like ("导入时", "while importing")."""
     if status.get("signal"):
         sig = status["signal"]
-        name = SIGNAL_NAMES.get(sig, f"signal {sig}")
-        return f"your code crashed the Python process with {name} {during}"
+        name = SIGNAL_NAMES.get(sig, Bi(f"信号 {sig}", f"signal {sig}"))
+        return Bi(f"你的代码{during.zh}让 Python 进程因{name.zh}崩溃了",
+                  f"your code crashed the Python process with {name.en} {during.en}")
     code = status.get("code")
     if code == 0:
-        return (f"your code ended the Python process {during} (os._exit or similar), so nothing "
-                "came back")
-    return f"your code ended the Python process with exit status {code} {during}"
+        return Bi(f"你的代码{during.zh}结束了 Python 进程（os._exit 之类），所以什么也没有返回",
+                  f"your code ended the Python process {during.en} (os._exit or similar), so "
+                  "nothing came back")
+    return Bi(f"你的代码{during.zh}以退出码 {code} 结束了 Python 进程",
+              f"your code ended the Python process with exit status {code} {during.en}")
 
 
 class ExerciseWorker:
@@ -85,18 +94,19 @@ class ExerciseWorker:
             reply = protocol.recv(self.sock, timeout=timeout)
         except protocol.Timeout:
             raise self._end_sticky(self._timeout_failure(
-                timeout, f"one call of your {self.module}.py", "an endless loop?")) from None
+                timeout, Bi(f"你的 {self.module}.py 的一次调用", f"one call of your {self.module}.py"),
+                Bi("死循环？", "an endless loop?"))) from None
         except (protocol.PeerClosed, BrokenPipeError, ConnectionResetError):
             status = self._stop()
             self.restarts += 1
-            failure = WorkerFailure("crash", describe_exit(status, "while running"))
+            failure = WorkerFailure("crash", describe_exit(status, Bi("在运行时", "while running")))
             if self.restarts > MAX_RESTARTS:
                 self.sticky = failure
             raise failure from None
         except protocol.ProtocolError as error:
-            raise self._end_sticky(WorkerFailure(
-                "garbled", f"your code's worker sent back something unreadable ({error})")) \
-                from None
+            raise self._end_sticky(WorkerFailure("garbled", Bi(
+                f"运行你的代码的进程传回了无法读取的内容（{error}）",
+                f"your code's worker sent back something unreadable ({error})"))) from None
         except BaseException:
             self._stop()  # interrupted mid-call (Ctrl-C, pytest-timeout): the worker is unusable
             raise
@@ -107,13 +117,13 @@ class ExerciseWorker:
             raise GradingError(str(reply["internal"]))
         if not reply.get("ok"):
             error = reply.get("error") or {}
-            raise WorkerFailure("raised", _raised_text(error), error=error)
+            raise WorkerFailure("raised", raised_text(error), error=error)
         try:
             return protocol.from_wire(reply.get("result"))
         except protocol.ProtocolError as error:
-            raise self._end_sticky(WorkerFailure(
-                "garbled", f"your code returned something that cannot be read back ({error})")) \
-                from None
+            raise self._end_sticky(WorkerFailure("garbled", Bi(
+                f"你的代码返回了无法读回的东西（{error}）",
+                f"your code returned something that cannot be read back ({error})"))) from None
 
     def _start(self):
         if self.sticky is not None:
@@ -127,38 +137,46 @@ class ExerciseWorker:
             ready = protocol.recv(self.sock, timeout=timeout)
         except protocol.Timeout:
             raise self._end_sticky(self._timeout_failure(
-                timeout, f"importing {self.module}.py",
-                "an endless loop at the top level of the file, outside any function?")) from None
+                timeout, Bi(f"导入 {self.module}.py", f"importing {self.module}.py"),
+                Bi("文件顶层、函数之外有死循环？",
+                   "an endless loop at the top level of the file, outside any function?"))) \
+                from None
         except (protocol.PeerClosed, ConnectionResetError):
             status = self._stop()
-            raise self._end_sticky(WorkerFailure(
-                "crash", describe_exit(status, f"while importing {self.module}.py"))) from None
-        except protocol.ProtocolError as error:
-            raise self._end_sticky(WorkerFailure("garbled", f"unreadable worker reply ({error})")) \
+            raise self._end_sticky(WorkerFailure("crash", describe_exit(
+                status, Bi(f"在导入 {self.module}.py 时", f"while importing {self.module}.py")))) \
                 from None
+        except protocol.ProtocolError as error:
+            raise self._end_sticky(WorkerFailure("garbled", Bi(
+                f"运行你的代码的进程传回了无法读取的内容（{error}）",
+                f"your code's worker sent back something unreadable ({error})"))) from None
         finally:
             self.spent += time.monotonic() - started
         self.printed.append(str(ready.get("output", "")))
         if not ready.get("ready"):
             error = ready.get("error") or {}
             raise self._end_sticky(WorkerFailure(
-                "import", f"{self.module}.py could not be imported: " + _raised_text(error),
-                error=error))
+                "import", Bi(f"无法导入 {self.module}.py：", f"{self.module}.py could not be imported: ")
+                + raised_text(error), error=error))
 
     def _time_left(self):
         left = EXERCISE_BUDGET - self.spent
         if left <= 0.05:
-            raise self._end_sticky(WorkerFailure(
-                "timeout", f"your code has used up this exercise's {EXERCISE_BUDGET:g} s and was "
-                "stopped: the solution needs well under a second (a loop that runs too long?)"))
+            raise self._end_sticky(WorkerFailure("timeout", Bi(
+                f"你的代码用完了这个练习的 {EXERCISE_BUDGET:g} 秒，被停止了：参考答案只需要远不到一秒（循环跑得太久？）",
+                f"your code has used up this exercise's {EXERCISE_BUDGET:g} s and was stopped: "
+                "the solution needs well under a second (a loop that runs too long?)")))
         return min(self.call_timeout, left)
 
     def _timeout_failure(self, timeout, doing, guess):
         if timeout < self.call_timeout:
-            return WorkerFailure("timeout", f"{doing} used up this exercise's "
-                                 f"{EXERCISE_BUDGET:g} s and was stopped ({guess})")
-        return WorkerFailure("timeout", f"{doing} took more than {timeout:g} s and was stopped "
-                             f"({guess})")
+            return WorkerFailure("timeout", Bi(
+                f"{doing.zh}用完了这个练习的 {EXERCISE_BUDGET:g} 秒，被停止了（{guess.zh}）",
+                f"{doing.en} used up this exercise's {EXERCISE_BUDGET:g} s and was stopped "
+                f"({guess.en})"))
+        return WorkerFailure("timeout", Bi(
+            f"{doing.zh}超过了 {timeout:g} 秒，被停止了（{guess.zh}）",
+            f"{doing.en} took more than {timeout:g} s and was stopped ({guess.en})"))
 
     def _end_sticky(self, failure):
         self._stop()
@@ -177,13 +195,25 @@ class ExerciseWorker:
     close = _stop
 
 
-def _raised_text(error):
+def raised_text(error):
+    """What the learner's exception says. A Mismatch from the test kit carries its own texts and a
+    key for the diagnoses, which is moved into `error`."""
     kind, message = error.get("type", "Exception"), error.get("message", "")
+    if kind == "Mismatch":
+        try:
+            texts = json.loads(message)
+            error["key"] = texts.get("key")
+            return Bi(str(texts["zh"]), str(texts["en"]))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass
     if kind == "ModuleNotFoundError" and re.search(r"'(exercises|solutions|ex\d_\w+)", message):
-        return (f"{kind}: {message} — import another exercise relatively, as in "
-                "`from .ex5_causal_mask import causal_softmax`, so that it works in any folder")
-    if kind == "Mismatch":  # raised by the test kit: the message says it all
-        return message
+        return Bi(f"{kind}: {message}——导入别的练习要用相对导入，例如 "
+                  "`from .ex5_causal_mask import causal_softmax`，这样在任何文件夹里都能用",
+                  f"{kind}: {message} — import another exercise relatively, as in "
+                  "`from .ex5_causal_mask import causal_softmax`, so that it works in any folder")
     if kind == "SystemExit":
-        return f"{message} — the grader needs your code to return, not to exit"
-    return f"{kind}: {message}" if message else kind
+        return Bi(f"调用了 sys.exit({message})——评分需要你的代码返回结果，而不是退出",
+                  f"sys.exit({message}) was called — the grader needs your code to return, not "
+                  "to exit")
+    text = f"{kind}: {message}" if message else kind
+    return Bi(text, text)

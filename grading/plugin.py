@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from grading.i18n import Bi
 from grading.judge import ExerciseWorker, GradingError, WorkerFailure
+from grading.testkit import CheckFailed
 
 REFERENCE_PACKAGE = "reference_solutions"
 
@@ -26,13 +28,13 @@ REFERENCE_PACKAGE = "reference_solutions"
 class TestResult:
     exercise: str  # file stem, e.g. "ex5_causal_mask"
     number: int  # order within the exercise, from 1
-    name: str  # the test's display name: its docstring's first line
+    name: Bi  # the test's display name: its docstring's first line (en) and second line (zh)
     nodeid: str
     points: float
     kind: str  # public | hidden
     status: str = "failed"  # passed | failed | todo | skipped | error
     cause: str = ""  # why it failed: check, or a WorkerFailure's kind (raised, import, crash…)
-    message: str = ""
+    message: Bi = None
     frames: list = field(default_factory=list)  # the learner's own traceback lines
     output: str = ""  # what the learner's code printed, cut
 
@@ -60,6 +62,8 @@ class GradingPlugin:
         self.workers = {}
         self.results = []
         self.errors = []  # collection errors, problems of the tests themselves
+        self.test_modules = {}  # exercise → its test module (HINTS, diagnose, diagnose_error)
+        self.diagnoses = {}  # exercise → (Diagnosis or None, a problem of the diagnosis or "")
         self.started = time.monotonic()
         self.seconds = 0.0
 
@@ -73,9 +77,15 @@ class GradingPlugin:
                 continue
             exercise = exercise_of(item)
             counters[exercise] = counters.get(exercise, 0) + 1
-            doc = (getattr(item.obj, "__doc__", None) or item.name).strip().splitlines()[0]
+            self.test_modules[exercise] = item.module
+            lines = [line.strip() for line in (item.obj.__doc__ or "").strip().splitlines()]
+            if len(lines) < 2 or not lines[0] or not lines[1]:
+                self.errors.append(f"{item.nodeid}: its docstring needs two lines, the check's "
+                                   "name in English and then in Chinese")
+                continue
             item.stash[_RESULT] = TestResult(
-                exercise=exercise, number=counters[exercise], name=doc, nodeid=item.nodeid,
+                exercise=exercise, number=counters[exercise], name=Bi(lines[1], lines[0]),
+                nodeid=item.nodeid,
                 points=mark.kwargs["points"], kind=mark.kwargs["kind"])
             uses_reference = "compare" in item.fixturenames
             if uses_reference != (mark.kwargs["kind"] == "hidden"):
@@ -100,7 +110,7 @@ class GradingPlugin:
             result.status = "passed"
         elif report.skipped:
             result.status = "skipped"
-            result.message = str(getattr(call.excinfo.value, "msg", "")) if call.excinfo else ""
+            result.message = HIDDEN_SKIPPED
         else:
             self._record_failure(result, call.excinfo)
         self.results.append(result)
@@ -111,27 +121,48 @@ class GradingPlugin:
         if isinstance(error, WorkerFailure):
             result.status = "todo" if error.not_implemented else "failed"
             result.cause = error.kind
-            result.message = str(error)
+            result.message = error.text
             result.frames = error.error.get("frames", [])
-        elif isinstance(error, AssertionError):
+        elif isinstance(error, CheckFailed):
             result.cause = "check"
-            result.message = str(error).split("\nassert ")[0].strip()
+            result.message = error.text
         elif isinstance(error, GradingError):
             result.status = "error"
-            result.message = f"grading error: {error}"
+            result.message = Bi(f"评分出错：{error}", f"grading error: {error}")
         elif excinfo.typename == "Failed" and "Timeout" in str(error):
-            result.message = "the test ran over its time limit and was stopped"
-        else:
+            result.message = Bi("这个检查超过了时间限制，被停止了",
+                                "the test ran over its time limit and was stopped")
+        else:  # a plain assert in a test, or a bug in it: the instructor's to fix
             result.status = "error"
-            result.message = f"grading error in the test itself: {excinfo.typename}: {error}"
+            text = f"{excinfo.typename}: {str(error).splitlines()[0] if str(error) else ''}"
+            result.message = Bi(f"测试本身出错（请告诉老师）：{text}",
+                                f"an error in the test itself (tell your instructor): {text}")
 
     def pytest_sessionfinish(self):
+        failing = {r.exercise for r in self.results if r.status == "failed"}
+        for exercise in sorted(failing):
+            self.diagnoses[exercise] = self._diagnose(exercise)
         for worker in self.workers.values():
             try:
                 worker.close()
             except GradingError:
                 pass
         self.seconds = time.monotonic() - self.started
+
+    def _diagnose(self, exercise):
+        """(Diagnosis or None, "" or what went wrong in the diagnosis itself)."""
+        module = self.test_modules.get(exercise)
+        diagnose = getattr(module, "diagnose", None)
+        diagnose_error = getattr(module, "diagnose_error", None)
+        try:
+            try:
+                return (diagnose(Probe(self, exercise)) if diagnose else None), ""
+            except WorkerFailure as failure:
+                if diagnose_error and failure.kind in ("raised", "import"):
+                    return diagnose_error(failure.error), ""
+                return None, ""
+        except Exception as error:  # noqa: BLE001  (a diagnosis must never cost a grade)
+            return None, f"{type(error).__name__}: {error}"
 
     # -- fixtures ---------------------------------------------------------------------------------
     def _worker(self, exercise):
@@ -140,10 +171,10 @@ class GradingPlugin:
                 self.zygote, self.submission_dir, exercise, self.call_timeout)
         return self.workers[exercise]
 
-    def _reference(self, exercise):
+    def reference_module(self, exercise):
+        """The solution's module for an exercise, or None in a copy without the solutions."""
         if self.reference_dir is None or not (self.reference_dir / f"{exercise}.py").exists():
-            pytest.skip("hidden case: it compares with the solutions, which are only where the "
-                        "course grades (its CI)")
+            return None
         if REFERENCE_PACKAGE not in sys.modules:
             spec = importlib.util.spec_from_file_location(
                 REFERENCE_PACKAGE, self.reference_dir / "__init__.py",
@@ -163,11 +194,33 @@ class GradingPlugin:
 
         def run(scenario, **params):
             seed = seed_for(self.seed, request.node.nodeid, next(counter))
-            reference = self._reference(exercise)
+            reference = self.reference_module(exercise)
+            if reference is None:
+                pytest.skip("hidden case without the solutions")
             want = scenario(reference, torch.Generator().manual_seed(seed), **params)
             got = self._worker(exercise).call(scenario, params, seed)
             return got, want
         return run
+
+
+class Probe:
+    """What a test file's diagnose(probe) uses: probe(scenario, **params) -> (got, want), want
+    None where the solutions are absent; probe.inputs(draw, **params) replays the last inputs."""
+
+    def __init__(self, plugin, exercise):
+        self.plugin, self.exercise, self.calls, self.last_seed = plugin, exercise, 0, None
+
+    def __call__(self, scenario, **params):
+        self.last_seed = seed_for(self.plugin.seed, f"{self.exercise}::diagnose", self.calls)
+        self.calls += 1
+        got = self.plugin._worker(self.exercise).call(scenario, params, self.last_seed)
+        reference = self.plugin.reference_module(self.exercise)
+        want = None if reference is None else scenario(
+            reference, torch.Generator().manual_seed(self.last_seed), **params)
+        return got, want
+
+    def inputs(self, draw, **params):
+        return draw(torch.Generator().manual_seed(self.last_seed), **params)
 
 
 class SubmissionRunner:
@@ -187,4 +240,7 @@ class SubmissionRunner:
         return draw(torch.Generator().manual_seed(self.last_seed), **params)
 
 
+HIDDEN_SKIPPED = Bi("隐藏检查：它要与参考答案比较，只在有参考答案的地方（课程的 CI）运行",
+                    "hidden case: it compares with the solutions, which are only where the "
+                    "course grades (its CI)")
 _RESULT = pytest.StashKey[TestResult]()

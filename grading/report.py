@@ -1,13 +1,18 @@
-"""What a grade looks like: the terminal table, Gradescope's results.json, and a batch record."""
+"""What a grade looks like: the terminal table, Gradescope's results.json, and a batch record.
+
+Every text is rendered at the end in the learner's language ("zh" or "en"); records keep both.
+"""
 import json
 import os
 import tempfile
 from pathlib import Path
 
+from grading.i18n import Bi
 from grading.session import SECTIONS
 
 MARKS = {"done": "✓", "failing": "✗", "todo": "·"}
-STATUS_TEXT = {"done": "done", "failing": "to fix", "todo": "not started"}
+STATUS = {"done": Bi("完成", "done"), "failing": Bi("待修正", "to fix"),
+          "todo": Bi("未开始", "not started")}
 
 
 def display_path(path):
@@ -19,72 +24,121 @@ def display_path(path):
         return str(path)
 
 
-def _failure_lines(result, folder):
-    lines = [f"✗ {result.name}"]
-    message = result.message.strip().splitlines() or ["failed"]
-    lines += [f"  {line}" for line in message[:3]]
+def pad(text, width):
+    """Left-justify for the terminal, where a CJK character takes two columns."""
+    columns = sum(2 if "\u2e80" <= ch <= "\uffef" else 1 for ch in text)
+    return text + " " * max(0, width - columns)
+
+
+def section(exercise, lang):
+    zh, en = SECTIONS.get(exercise, ("", ""))
+    return zh if lang == "zh" else f"{zh} · {en}"
+
+
+def progress_line(grade, folder, lang):
+    """rustlings-style: a bar of exercises done out of all, and the next file to open."""
+    done = sum(ex.status == "done" for ex in grade.exercises)
+    total = len(grade.exercises)
+    bar = "█" * done + "░" * (total - done)
+    todo = next((ex for ex in grade.exercises if ex.status != "done"), None)
+    head = Bi(f" 进度 {bar} {done}/{total} 个练习完成", f" Progress {bar} {done}/{total} exercises done")
+    if todo is None:
+        return head.render(lang)
+    nxt = Bi(f" · 下一个：{folder}/{todo.exercise}.py", f" · next: {folder}/{todo.exercise}.py")
+    return (head + nxt).render(lang)
+
+
+def _failure_lines(result, folder, lang):
+    lines = [f"✗ {result.name.render(lang)}"]
+    message = result.message.render(lang).strip().splitlines() if result.message else []
+    lines += [f"  {line}" for line in (message or ["failed"])[:3]]
     for file, line, function, source in result.frames[-2:]:
         where = f"{folder}/{file}:{line}" + (f" in {function}" if function != "<module>" else "")
         lines.append(f"  {where}: {source}" if source else f"  {where}")
     printed = [line for line in result.output.strip().splitlines() if line.strip()]
     if printed:
-        lines.append(f"  your code printed: {printed[0][:100]}" +
-                     (f" (+{len(printed) - 1} more lines)" if len(printed) > 1 else ""))
+        more = Bi(f"（另有 {len(printed) - 1} 行）", f" (+{len(printed) - 1} more lines)")
+        lines.append("  " + Bi("你的代码打印了：", "your code printed: ").render(lang) + printed[0][:100]
+                     + (more.render(lang) if len(printed) > 1 else ""))
     return lines
 
 
-def text(grade, command="python grader.py"):
+def text(grade, command="python grader.py", lang="en"):
     folder = display_path(grade.submission)
-    out = [f"Grading {folder}/ · seed {grade.seed}", ""]
+    out = [Bi(f"给 {folder}/ 打分 · seed {grade.seed}",
+              f"Grading {folder}/ · seed {grade.seed}").render(lang), ""]
     for ex in grade.exercises:
-        mark = MARKS[ex.status]
-        out.append(f" {mark} {ex.exercise:<16} {ex.score:>4g}/{ex.max_score:<3g} "
-                   f"{STATUS_TEXT[ex.status]:<12} {SECTIONS.get(ex.exercise, '')}")
+        out.append(f" {MARKS[ex.status]} {ex.exercise:<16} {ex.score:>4g}/{ex.max_score:<3g} "
+                   f"{pad(STATUS[ex.status].render(lang), 12)} {section(ex.exercise, lang)}")
         failure = ex.first_failure
         if ex.status == "todo":
             frame = failure.frames[-1] if failure.frames else None
             where = f"{folder}/{frame[0]}:{frame[1]}" if frame else f"{folder}/{ex.exercise}.py"
-            out.append(f"      {where} still raises NotImplementedError: replace the TODO there")
+            out.append("      " + Bi(f"{where} 仍然抛出 NotImplementedError：把那里的 TODO 换成你的代码",
+                                     f"{where} still raises NotImplementedError: replace the TODO "
+                                     "there").render(lang))
         elif failure is not None:
-            out += ["      " + line for line in _failure_lines(failure, folder)]
-            others = [r.name for r in ex.results
+            out += ["      " + line for line in _failure_lines(failure, folder, lang)]
+            if ex.diagnosis is not None:
+                out.append("      → " + (Bi("可能的原因：", "Likely cause: ")
+                                         + ex.diagnosis.text).render(lang))
+            others = [r.name.render(lang) for r in ex.results
                       if r.status not in ("passed", "skipped") and r is not failure]
             if others:
-                out.append("      also failing: " + "; ".join(others[:3]) +
-                           (f"; and {len(others) - 3} more" if len(others) > 3 else ""))
+                rest = len(others) - 3
+                out.append("      " + Bi("另外没通过：", "also failing: ").render(lang)
+                           + ("；" if lang == "zh" else "; ").join(others[:3])
+                           + (Bi(f"；另有 {rest} 项", f"; and {rest} more").render(lang)
+                              if rest > 0 else ""))
         skipped = [r for r in ex.results if r.status == "skipped"]
         if skipped:
-            out.append(f"      {len(skipped)} hidden check{'s' * (len(skipped) > 1)} "
-                       f"({sum(r.points for r in skipped):g} points) run where the solutions are: "
-                       "the course's CI")
+            points = f"{sum(r.points for r in skipped):g}"
+            out.append("      " + Bi(
+                f"{len(skipped)} 个隐藏检查（{points} 分）要与参考答案比较，在课程的 CI 里运行",
+                f"{len(skipped)} hidden check(s) ({points} points) compare with the solutions and "
+                "run in the course's CI").render(lang))
     out.append("")
-    out.append(f" Total {grade.score:g}/{grade.max_score:g} · seed {grade.seed} "
-               f"(add --seed {grade.seed} to replay this run) · {grade.seconds:.1f} s")
+    if len(grade.exercises) == len(SECTIONS):
+        out.append(progress_line(grade, folder, lang))
+    out.append(Bi(f" 总分 {grade.score:g}/{grade.max_score:g} · seed {grade.seed}（加上 --seed "
+                  f"{grade.seed} 可以重放这次的输入）· {grade.seconds:.1f} 秒",
+                  f" Total {grade.score:g}/{grade.max_score:g} · seed {grade.seed} (add --seed "
+                  f"{grade.seed} to replay this run) · {grade.seconds:.1f} s").render(lang))
     todo = next((ex for ex in grade.exercises if ex.score < ex.max_score), None)
+    graded = ", ".join(e.exercise for e in grade.exercises)
     if todo is None and len(grade.exercises) < len(SECTIONS):
-        out.append(f" Every check of {', '.join(e.exercise for e in grade.exercises)} passes. "
-                   f"Run {command} to grade all {len(SECTIONS)} exercises.")
+        out.append(Bi(f" {graded} 的检查全部通过。运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
+                      f" Every check of {graded} passes. Run {command} to grade all "
+                      f"{len(SECTIONS)} exercises.").render(lang))
     elif todo is None:
-        out.append(" Every check passes. 全部通过。")
+        out.append(Bi(" 全部检查通过。", " Every check passes. 全部通过。").render(lang))
     else:
         number = todo.exercise[2]
-        out.append(f" Next: {todo.exercise} ({SECTIONS.get(todo.exercise, '')}) — edit "
-                   f"{folder}/{todo.exercise}.py, then run {command} {number}")
+        zh, en = SECTIONS.get(todo.exercise, ("", ""))
+        out.append(Bi(f" 下一步：{todo.exercise}（{zh}）——编辑 {folder}/{todo.exercise}.py，然后运行 "
+                      f"{command} {number}；卡住了就运行 python grader.py hint {number}",
+                      f" Next: {todo.exercise} ({zh} · {en}) — edit {folder}/{todo.exercise}.py, "
+                      f"then run {command} {number}; stuck? python grader.py hint {number}")
+                   .render(lang))
     return "\n".join(out)
 
 
-def gradescope(grade):
+def gradescope(grade, lang="en"):
     """Gradescope's results.json: every test named after its exercise's file stem."""
     tests = []
     for ex in grade.exercises:
         for r in ex.results:
-            output = r.message
+            output = r.message.render(lang) if r.message else ""
             if r.frames:
                 output += "\n" + "\n".join(f"{f}:{line}: {src}" for f, line, _, src in r.frames)
+            if ex.diagnosis is not None and r is ex.first_failure:
+                output += "\n→ " + ex.diagnosis.text.render(lang)
             if r.output and r.status != "passed":
-                output += "\nYour code printed:\n" + r.output[:2000]
+                output += "\n" + Bi("你的代码打印了：", "Your code printed:").render(lang) + "\n" \
+                    + r.output[:2000]
             tests.append({
-                "name": f"{ex.exercise} · {r.name}", "number": f"{ex.exercise[2]}.{r.number}",
+                "name": f"{ex.exercise} · {r.name.render(lang)}",
+                "number": f"{ex.exercise[2]}.{r.number}",
                 "score": r.score, "max_score": r.points,
                 "status": "passed" if r.status == "passed" else "failed",
                 "output": output, "visibility": "visible", "tags": [r.kind]})
@@ -94,15 +148,23 @@ def gradescope(grade):
 
 
 def record(grade):
-    """A compact record of one submission, for batches and the grader's own tests."""
+    """A compact record of one submission, in both languages, for batches and the self-test."""
+    def diagnosis(ex):
+        if ex.diagnosis is None:
+            return None
+        return {"key": ex.diagnosis.key, **ex.diagnosis.text.as_dict()}
+
     return {
         "total": grade.score, "max": grade.max_score, "seed": grade.seed,
         "seconds": round(grade.seconds, 2),
         "exercises": {ex.exercise: {
             "score": ex.score, "max": ex.max_score, "status": ex.status,
-            "tests": [{"id": r.nodeid.split("::")[-1], "name": r.name, "status": r.status,
-                       "cause": r.cause, "score": r.score, "points": r.points,
-                       "kind": r.kind, "message": r.message} for r in ex.results]}
+            "diagnosis": diagnosis(ex), "diagnosis_problem": ex.diagnosis_problem,
+            "tests": [{"id": r.nodeid.split("::")[-1], "name": r.name.as_dict(),
+                       "status": r.status, "cause": r.cause, "score": r.score,
+                       "points": r.points, "kind": r.kind,
+                       "message": r.message.as_dict() if r.message else None}
+                      for r in ex.results]}
             for ex in grade.exercises}}
 
 

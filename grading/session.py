@@ -15,14 +15,14 @@ TESTS = ROOT / "tests"
 SOLUTIONS = ROOT / "solutions"
 EXERCISES_DIR = ROOT / "exercises"
 
-# The lesson's section for each exercise, as the report names them.
+# The lesson's section for each exercise, as the report names them (中文 · English).
 SECTIONS = {
-    "ex1_embedding": "先升级表示 · token embedding",
-    "ex2_averaging": "对前文取平均 · averaging the context",
-    "ex3_qkv": "查询、键、值 · query, key, value",
-    "ex4_scaling": "缩放 · scaled scores",
-    "ex5_causal_mask": "因果掩码 · the causal mask",
-    "ex6_head": "一个完整的注意力头 · one attention head",
+    "ex1_embedding": ("先升级表示", "token embedding"),
+    "ex2_averaging": ("对前文取平均", "averaging the context"),
+    "ex3_qkv": ("查询、键、值", "query, key, value"),
+    "ex4_scaling": ("缩放", "scaled scores"),
+    "ex5_causal_mask": ("因果掩码", "the causal mask"),
+    "ex6_head": ("一个完整的注意力头", "one attention head"),
 }
 EXERCISES = list(SECTIONS)
 CALL_TIMEOUT = 5.0  # seconds for one import or one scenario call; solutions need milliseconds
@@ -34,6 +34,8 @@ TEST_TIMEOUT = 30  # pytest-timeout's backstop for one test, should the judge it
 class ExerciseGrade:
     exercise: str
     results: list  # TestResult, in the order the tests are written
+    diagnosis: object = None  # testkit.Diagnosis: the likely mistake, when the outputs show one
+    diagnosis_problem: str = ""  # an exception in the diagnosis itself (never costs points)
 
     @property
     def score(self):
@@ -111,6 +113,7 @@ def grade(zygote, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
     for result in plugin.results:
         by_exercise.setdefault(result.exercise, []).append(result)
     return Grade(submission=Path(submission_dir), seed=seed,
-                 exercises=[ExerciseGrade(name, sorted(rs, key=lambda r: r.number))
+                 exercises=[ExerciseGrade(name, sorted(rs, key=lambda r: r.number),
+                                          *plugin.diagnoses.get(name, (None, "")))
                             for name, rs in by_exercise.items()],
                  seconds=time.monotonic() - started)

@@ -184,7 +184,7 @@ def _describe(error, package_dir):
             frames.append([os.path.relpath(path, package_dir), error.lineno or 0, "<module>",
                            (error.text or "").strip()])
     if isinstance(error, SystemExit):
-        message = f"sys.exit({error.code!r}) was called"
+        message = repr(error.code)  # the judge words it
     else:
         message = str(error)
     return {"type": type(error).__name__, "message": message[:2000], "frames": frames[-5:]}

@@ -20,9 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SEED = random.randrange(1, 1 << 31)  # fresh inputs every check, printed for replay
 
 
-def run_grader(*args, cwd=ROOT, timeout=300):
-    return subprocess.run([sys.executable, str(ROOT / "grader.py"), *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)
+def run_grader(*args, cwd=ROOT, timeout=300, lang="en"):
+    """grader.py in a subprocess, in a fixed language whatever the instructor's locale."""
+    return subprocess.run([sys.executable, str(ROOT / "grader.py"), *map(str, args), "--lang", lang],
+                          cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,7 @@
 """The tests grade fairly: solutions 100, stubs fail every test, each mistake costs its own exercise
 and no other, fair variants score 100, broken code costs only its exercise with a clear message."""
+import re
+
 import pytest
 
 from fixtures import MISTAKES, exercise_of_fixture, fixture_dirs, mistake_id
@@ -28,7 +30,7 @@ def scores(record):
 
 
 def first_message(record, exercise):
-    return next(t["message"] for t in record["exercises"][exercise]["tests"]
+    return next(t["message"]["en"] for t in record["exercises"][exercise]["tests"]
                 if t["status"] != "passed")
 
 
@@ -65,6 +67,26 @@ def test_mistake_costs_its_exercise_only(graded, mistake):
     tests = {t["id"]: t for t in record["exercises"][mistake.exercise]["tests"]}
     missed = [name for name in mistake.caught_by if tests[name]["cause"] != "check"]
     assert not missed, f"{mistake.why}: not caught by its own assertion in {missed}"
+    diagnosis = record["exercises"][mistake.exercise]["diagnosis"]
+    assert diagnosis and diagnosis["key"] == mistake.diagnosis, \
+        f"{mistake.why}: the learner sees diagnosis {diagnosis and diagnosis['key']}, " \
+        f"not {mistake.diagnosis}"
+    assert re.search(r"[\u4e00-\u9fff]", diagnosis["zh"]), diagnosis  # both languages, filled
+    assert re.search(r"[A-Za-z]{3}", diagnosis["en"]), diagnosis
+
+
+def test_diagnoses_never_crash(graded):
+    problems = {(name, exercise): ex["diagnosis_problem"] for name, record in graded.items()
+                for exercise, ex in record["exercises"].items() if ex["diagnosis_problem"]}
+    assert not problems
+
+
+def test_right_answers_get_no_diagnosis(graded):
+    """A diagnosis names a mistake: none for the solutions or the fair variants."""
+    wrongly = {(name, exercise): ex["diagnosis"]["key"] for name, record in graded.items()
+               if name == "solutions" or name.startswith("fair-")
+               for exercise, ex in record["exercises"].items() if ex["diagnosis"]}
+    assert not wrongly
 
 
 @pytest.mark.parametrize("fixture", fixture_dirs("broken"), ids=lambda p: p.name)

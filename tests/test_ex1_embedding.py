@@ -1,11 +1,27 @@
 """Exercise 1 · token embedding (先升级表示): (B, T) ids → (B, T, n_embd) vectors."""
 import torch
 
-from grading.testkit import SHAPES, expect_close, expect_tensor, fail, hidden, public, randn, \
-    set_embedding
+from grading.i18n import Bi
+from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_tensor, fail, hidden, \
+    public, randn, set_embedding
+
+HINTS = [
+    Bi("还是查表，只是表里的每一行不再是一个数，而是 n_embd 个数。PyTorch 有一个现成的层就是这张表，"
+       "它在 __init__ 里建一次，存在 self 上，forward 里只负责查。",
+       "It is still a table lookup, only each row now holds n_embd numbers instead of one. PyTorch "
+       "has a layer that is exactly this table: build it once in __init__, keep it on self, and let "
+       "forward only look ids up."),
+    Bi("课文的写法：nn.Embedding 的两个参数依次是表的行数（字的个数 vocab_size）和每行的长度 n_embd；"
+       "把它赋给 self.token_embedding_table。forward 里用 idx 调用这张表，形状从 (B, T) 变成 "
+       "(B, T, n_embd)。超出范围的编号让 nn.Embedding 自己报 IndexError，不要取模。",
+       "The lesson's step: nn.Embedding takes the number of rows (vocab_size, one per character) "
+       "and then the row length n_embd; assign it to self.token_embedding_table. In forward, call "
+       "the table on idx: (B, T) becomes (B, T, n_embd). Let nn.Embedding raise IndexError for ids "
+       "out of range; do not wrap them with %."),
+]
 
 
-# -- scenarios: run on the submission in a worker and on the solution in the judge ----------------
+# -- scenarios: run on the submission in a worker and on the solution in the judge ---------------
 
 def draw(gen, B, T, vocab_size, n_embd):
     """The test's inputs, drawn in a fixed order from the generator."""
@@ -52,7 +68,8 @@ def sizes(shape):
 
 @public(2)
 def test_shape(submission):
-    """forward gives one n_embd vector per token: (B, T, n_embd)"""
+    """forward gives one n_embd vector per token: (B, T, n_embd)
+    forward 为每个字给出一个 n_embd 维向量：(B, T, n_embd)"""
     for shape in SHAPES:
         expect_tensor(submission(embed, **sizes(shape)), "forward(idx)",
                       (shape["B"], shape["T"], shape["n_embd"]), ("B", "T", "n_embd"))
@@ -60,40 +77,91 @@ def test_shape(submission):
 
 @public(2)
 def test_rows_of_the_table(submission):
-    """each token's vector is its own row of token_embedding_table"""
+    """each token's vector is its own row of token_embedding_table
+    每个字的向量正是它在 token_embedding_table 中的那一行"""
     for shape in SHAPES:
         got = submission(embed, **sizes(shape))
         inputs = submission.inputs(draw, **sizes(shape))
         want = inputs["table"][inputs["idx"]]  # (B, T, n_embd): row idx[b, t] of the table
         expect_close(got, want, "forward(idx)", ("B", "T", "n_embd"),
-                     source="its row of the table is")
+                     source=Bi("表中对应的那一行是", "its row of the table is"))
 
 
 @public(1)
 def test_table_is_a_parameter(submission):
-    """the vocab_size × n_embd table is a trainable parameter of the module"""
+    """the vocab_size × n_embd table is a trainable parameter of the module
+    vocab_size × n_embd 的表是模块的可训练参数"""
     vocab_size, n_embd = SHAPES[0]["vocab_size"], SHAPES[0]["n_embd"]
     shapes = submission(trainable_shapes, vocab_size=vocab_size, n_embd=n_embd)
     if [vocab_size, n_embd] not in shapes:
-        fail(f"no trainable parameter of shape (vocab_size, n_embd) = ({vocab_size}, {n_embd}) "
+        fail(f"模块中没有形状为 (vocab_size, n_embd) = ({vocab_size}, {n_embd}) 的可训练参数"
+             f"（现有参数的形状：{shapes}）：把 nn.Embedding 存在 self 上",
+             f"no trainable parameter of shape (vocab_size, n_embd) = ({vocab_size}, {n_embd}) "
              f"(the module's have shapes {shapes}): store the nn.Embedding on self")
 
 
 @public(2)
 def test_ids_out_of_range_raise(submission):
-    """token ids outside [0, vocab_size) raise IndexError instead of being wrapped into range"""
+    """token ids outside [0, vocab_size) raise IndexError instead of being wrapped into range
+    超出 [0, vocab_size) 的编号报 IndexError，而不是被折回范围内"""
     shape = SHAPES[0]
     outcomes = submission(out_of_range, **sizes(shape))
     for bad, outcome in zip((shape["vocab_size"], shape["vocab_size"] + 3, -1), outcomes):
         if outcome != "IndexError":
-            fail(f"token id {bad} with vocab_size={shape['vocab_size']} should raise IndexError, "
+            fail(f"vocab_size={shape['vocab_size']} 时，编号 {bad} 应当报 IndexError，forward 却返回了"
+                 "结果：词表之外的编号是需要报告的错误，不能折回范围内",
+                 f"token id {bad} with vocab_size={shape['vocab_size']} should raise IndexError, "
                  "but forward returned a result: an id outside the vocabulary is a bug to report, "
                  "not to wrap into range")
 
 
 @hidden(3)
 def test_matches_reference(compare):
-    """matches the reference on fresh random ids, three shape sets"""
+    """matches the reference on fresh random ids, three shape sets
+    在三组形状的全新随机编号上与参考答案一致"""
     for shape in SHAPES:
         got, want = compare(embed, **sizes(shape))
         expect_close(got, want, "forward(idx)", ("B", "T", "n_embd"))
+
+
+# -- diagnoses ------------------------------------------------------------------------------------
+
+def diagnose(probe):
+    shape = SHAPES[0]
+    B, T, V, C = shape["B"], shape["T"], shape["vocab_size"], shape["n_embd"]
+    got, _ = probe(embed, **sizes(shape))
+    inputs = probe.inputs(draw, **sizes(shape))
+    if isinstance(got, torch.Tensor) and tuple(got.shape) == (B * T, C):
+        return Diagnosis("ex1.flattened",
+                         f"输出被压平成了 (B*T, n_embd) = ({B * T}, {C})。查表之后每个字变成一个向量，"
+                         "数据的形状应当是 (B, T, n_embd)：B 个样本，每个样本 T 个字",
+                         f"The output was flattened to (B*T, n_embd) = ({B * T}, {C}). After the "
+                         "lookup each character becomes a vector and the data stays (B, T, n_embd): "
+                         "B samples of T characters each")
+    if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, C) \
+            and not close(got, inputs["table"][inputs["idx"]]):
+        return Diagnosis("ex1.not_the_table",
+                         "输出的向量不是 self.token_embedding_table 里的行：表要在 __init__ 里建一次、"
+                         "存在 self 上，forward 只用它查表（在 forward 里新建的表每次都不一样，也不会被训练）",
+                         "The vectors are not rows of self.token_embedding_table: build the table "
+                         "once in __init__, keep it on self, and only look it up in forward (a "
+                         "table made in forward is new at every call and never trained)")
+    outcomes, _ = probe(out_of_range, **sizes(shape))
+    if "" in outcomes:
+        return Diagnosis("ex1.wrapped_ids",
+                         "词表之外的编号被折回了范围内（例如 idx % vocab_size）。这样的编号说明数据有错，"
+                         "应当让 nn.Embedding 报 IndexError，而不是悄悄换成另一个字",
+                         "Ids outside the vocabulary are wrapped into range (idx % vocab_size, say). "
+                         "Such an id means the data is wrong: let nn.Embedding raise IndexError "
+                         "instead of quietly turning it into another character")
+    return None
+
+
+def diagnose_error(error):
+    if error.get("key") == "embedding_shape":
+        return Diagnosis("ex1.swapped_dims",
+                         "表的两个维度写反了：nn.Embedding 的第一个参数是表的行数 vocab_size（每个字一行），"
+                         "第二个是每行的长度 n_embd",
+                         "The table's two dimensions are swapped: nn.Embedding takes the number of "
+                         "rows first, vocab_size (a row per character), then the row length n_embd")
+    return None

@@ -1,20 +1,44 @@
 """Exercise 3 · query, key, value (查询、键、值): three Linear(n_embd, head_size, bias=False)."""
+import itertools
+
 import torch
 
-from grading.testkit import SHAPES, expect_close, expect_sequence, expect_tensor, fail, hidden, \
-    linear_weight, public, randn, set_linear
+from grading.i18n import Bi
+from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_sequence, \
+    expect_tensor, fail, hidden, linear_weight, public, randn, set_linear
 
 NAMES = ("q", "k", "v")
+HINTS = [
+    Bi("三个角色各有自己的一套参数：查询、键、值各用一个线性层从同一个字向量变换得到。每个层把 n_embd "
+       "个数变成 head_size 个数。",
+       "Each of the three roles has parameters of its own: query, key and value each come from the "
+       "same character vector through a linear layer of their own, mapping n_embd numbers to "
+       "head_size numbers."),
+    Bi("课文的写法：self.query、self.key、self.value 各是一个 nn.Linear，输入维度 n_embd，输出维度 "
+       "head_size，并且 bias=False（没有偏置）。forward 里把 x 分别送进这三个层，按 (q, k, v) 的顺序"
+       "返回三个张量。",
+       "The lesson's step: self.query, self.key and self.value are each an nn.Linear from n_embd "
+       "to head_size with bias=False (no bias). In forward, pass x through each of the three and "
+       "return the three tensors in the order (q, k, v)."),
+]
 
 
 # -- scenarios ------------------------------------------------------------------------------------
 
+def draw(gen, B, T, n_embd, head_size):
+    return {"query": linear_weight(gen, n_embd, head_size),
+            "key": linear_weight(gen, n_embd, head_size),
+            "value": linear_weight(gen, n_embd, head_size),
+            "x": randn(gen, B, T, n_embd)}
+
+
 def project(ex, gen, B, T, n_embd, head_size, zero_input=False):
     m = ex.QKV(n_embd, head_size)
+    inputs = draw(gen, B, T, n_embd, head_size)
     for name in ("query", "key", "value"):
-        set_linear(m, name, linear_weight(gen, n_embd, head_size))
+        set_linear(m, name, inputs[name])
     m.eval()
-    x = torch.zeros(B, T, n_embd) if zero_input else randn(gen, B, T, n_embd)
+    x = torch.zeros_like(inputs["x"]) if zero_input else inputs["x"]
     with torch.no_grad():
         return m(x)
 
@@ -39,39 +63,95 @@ def three(got, shape):
 
 @public(3)
 def test_shapes(submission):
-    """forward returns (q, k, v), each (B, T, head_size)"""
+    """forward returns (q, k, v), each (B, T, head_size)
+    forward 返回 (q, k, v)，每个的形状都是 (B, T, head_size)"""
     for shape in SHAPES:
         three(submission(project, **sizes(shape)), shape)
 
 
 @public(2)
 def test_layers(submission):
-    """query, key and value are nn.Linear(n_embd, head_size) layers"""
+    """query, key and value are nn.Linear(n_embd, head_size) layers
+    query、key、value 是 nn.Linear(n_embd, head_size) 线性层"""
     shape = SHAPES[0]
     got = submission(layer_shapes, n_embd=shape["n_embd"], head_size=shape["head_size"])
     want = [shape["head_size"], shape["n_embd"]]
     for name in ("query", "key", "value"):
         if got[name] != want:
-            fail(f"self.{name}.weight has shape {tuple(got[name])}; nn.Linear(n_embd, head_size) "
+            fail(f"self.{name}.weight 的形状是 {tuple(got[name])}；nn.Linear(n_embd, head_size) 的权重"
+                 f"形状是 (head_size, n_embd) = {tuple(want)}",
+                 f"self.{name}.weight has shape {tuple(got[name])}; nn.Linear(n_embd, head_size) "
                  f"has weight shape (head_size, n_embd) = {tuple(want)}")
 
 
 @public(2)
 def test_no_bias(submission):
-    """a zero input gives zero q, k and v (the layers have bias=False)"""
+    """a zero input gives zero q, k and v (the layers have bias=False)
+    输入全为 0 时 q、k、v 也全为 0（线性层没有偏置）"""
     for shape in SHAPES[:2]:
         for t, name in zip(three(submission(project, zero_input=True, **sizes(shape)), shape),
                            NAMES):
             if t.abs().max() > 1e-6:
-                fail(f"{name} is not 0 for an all-zero input: the layer adds a bias; the lesson "
+                fail(f"输入全为 0 时 {name} 不是 0：这个层加了偏置；课文用的是 "
+                     "nn.Linear(n_embd, head_size, bias=False)",
+                     f"{name} is not 0 for an all-zero input: the layer adds a bias; the lesson "
                      "uses nn.Linear(n_embd, head_size, bias=False)")
 
 
 @hidden(8)
 def test_matches_reference(compare):
-    """q, k and v match the reference, in that order, three shape sets"""
+    """q, k and v match the reference, in that order, three shape sets
+    q、k、v 按这个顺序与参考答案一致（三组形状）"""
     for shape in SHAPES:
         got, want = compare(project, **sizes(shape))
-        got = three(got, shape)
-        for t, w, name in zip(got, want, NAMES):
+        for t, w, name in zip(three(got, shape), want, NAMES):
             expect_close(t, w, name, ("B", "T", "head_size"))
+
+
+# -- diagnoses ------------------------------------------------------------------------------------
+
+def diagnose(probe):
+    shape = SHAPES[0]
+    B, T, H = shape["B"], shape["T"], shape["head_size"]
+    got, want = probe(project, **sizes(shape))
+    if isinstance(got, torch.Tensor) and tuple(got.shape) == (3, B, T, H):
+        return Diagnosis("ex3.stacked",
+                         "q、k、v 被叠成了一个 (3, B, T, head_size) 的张量。课文里它们是三个独立的向量，"
+                         "forward 要返回三个张量：return q, k, v",
+                         "q, k and v were stacked into one (3, B, T, head_size) tensor. In the "
+                         "lesson they are three separate vectors: forward returns three tensors, "
+                         "return q, k, v")
+    if not isinstance(got, (tuple, list)) or len(got) != 3:
+        return None
+    if close(got[0], got[1]) and close(got[1], got[2]):
+        return Diagnosis("ex3.shared_layer",
+                         "q、k、v 完全相同：三个角色共用了同一个线性层。查询、键、值各司其职，"
+                         "各要一个自己的 nn.Linear",
+                         "q, k and v are identical: the three roles share one linear layer. "
+                         "Query, key and value each do their own job and need an nn.Linear of "
+                         "their own")
+    zero, _ = probe(project, zero_input=True, **sizes(shape))
+    if any(isinstance(t, torch.Tensor) and t.abs().max() > 1e-6 for t in zero):
+        return Diagnosis("ex3.bias",
+                         "输入全为 0 时输出不为 0：线性层带了偏置。课文的三个层都是 bias=False",
+                         "A zero input gives a non-zero output: a layer has a bias. The lesson's "
+                         "three layers all have bias=False")
+    if want is not None:
+        for order in itertools.permutations(range(3)):
+            if order != (0, 1, 2) and all(close(got[i], want[j]) for i, j in enumerate(order)):
+                names = ", ".join(NAMES[j] for j in order)
+                return Diagnosis("ex3.order",
+                                 f"三个输出都对，但顺序是 ({names})。查询、键、值要按 (q, k, v) 的顺序返回",
+                                 f"The three outputs are right but in the order ({names}). Return "
+                                 "them as (q, k, v): query, key, value")
+    return None
+
+
+def diagnose_error(error):
+    if error.get("key") == "linear_shape":
+        return Diagnosis("ex3.layer_shape",
+                         "某个线性层的输入输出维度写反了：nn.Linear 的第一个参数是输入维度 n_embd，"
+                         "第二个是输出维度 head_size",
+                         "A linear layer has its dimensions the wrong way round: nn.Linear takes "
+                         "the input size n_embd first, then the output size head_size")
+    return None

@@ -1,16 +1,40 @@
 """Exercise 4 · scaled dot-product scores (缩放): q @ kᵀ · head_size^-0.5, shape (B, T, T)."""
-from grading.testkit import SHAPES, expect_close, expect_tensor, fail, hidden, public, randn
+from grading.i18n import Bi
+from grading.testkit import SHAPES, Diagnosis, close, count_torch_calls, expect_built_yourself, \
+    expect_close, expect_tensor, fail, hidden, public, randn, shortcut_diagnosis
 
 # Many scores, so that their variance is estimated within a few percent: (16, 32, 32) scores.
 VARIANCE_SHAPE = dict(B=16, T=32, head_size=64)
+HINTS = [
+    Bi("第 i 行第 j 列是第 i 个字的查询与第 j 个字的键的点积。两个 (B, T, head_size) 的张量，怎样一次算出"
+       "所有 (i, j) 的点积？然后想一想：点积随 head_size 变大而变大，要除以什么才能拉回温和的范围？",
+       "Row i, column j is the dot product of query i with key j. How do you get every (i, j) "
+       "product of two (B, T, head_size) tensors at once? Then: dot products grow with head_size; "
+       "what do you divide by to bring them back to a gentle range?"),
+    Bi("课文的步骤：把 k 的最后两维交换（transpose(-2, -1)），让 q 左乘它，得到 (B, T, T)；再乘以 "
+       "head_size 的 -0.5 次方，也就是除以 head_size 的平方根。head_size 是 q 的最后一维。",
+       "The lesson's steps: swap k's last two dimensions (transpose(-2, -1)) and multiply q by it, "
+       "giving (B, T, T); then multiply by head_size to the power -0.5, that is divide by the "
+       "square root of head_size. head_size is q's last dimension."),
+]
 
 
 # -- scenarios ------------------------------------------------------------------------------------
 
+def draw(gen, B, T, head_size):
+    return {"q": randn(gen, B, T, head_size),  # unit Gaussian, as in the lesson's argument
+            "k": randn(gen, B, T, head_size)}
+
+
 def scores(ex, gen, B, T, head_size):
-    q = randn(gen, B, T, head_size)  # unit Gaussian, as in the lesson's argument
-    k = randn(gen, B, T, head_size)
-    return ex.attention_scores(q, k)
+    inputs = draw(gen, B, T, head_size)
+    return ex.attention_scores(inputs["q"], inputs["k"])
+
+
+def calls(ex, gen, head_size):
+    return {f"B={B}, T={T}": count_torch_calls(ex.attention_scores, randn(gen, B, T, head_size),
+                                               randn(gen, B, T, head_size))
+            for B, T in ((2, 4), (2, 8), (4, 4))}
 
 
 def shapes():
@@ -21,7 +45,8 @@ def shapes():
 
 @public(3)
 def test_shape(submission):
-    """scores have shape (B, T, T): one score per pair of positions"""
+    """scores have shape (B, T, T): one score per pair of positions
+    分数的形状是 (B, T, T)：每一对位置一个分数"""
     for shape in shapes():
         expect_tensor(submission(scores, **shape), "attention_scores(q, k)",
                       (shape["B"], shape["T"], shape["T"]), ("B", "T", "T"))
@@ -29,20 +54,71 @@ def test_shape(submission):
 
 @public(4)
 def test_variance_is_about_one(submission):
-    """with unit-Gaussian q and k, the scaled scores have variance ≈ 1"""
+    """with unit-Gaussian q and k, the scaled scores have variance ≈ 1
+    q、k 是单位高斯随机数时，缩放后的分数方差约为 1"""
     s = VARIANCE_SHAPE
     got = expect_tensor(submission(scores, **s), "attention_scores(q, k)",
                         (s["B"], s["T"], s["T"]), ("B", "T", "T"))
     variance = got.var().item()
     if not 0.8 < variance < 1.25:
-        fail(f"the scores have variance {variance:.3g} for head_size={s['head_size']}; scaled "
+        fail(f"head_size={s['head_size']} 时分数的方差是 {variance:.3g}；缩放正确时约为 1（不缩放约为 "
+             "head_size）：乘以 head_size ** -0.5，即除以 head_size 的平方根",
+             f"the scores have variance {variance:.3g} for head_size={s['head_size']}; scaled "
              "right it is ≈ 1 (unscaled ≈ head_size): multiply by head_size ** -0.5, the inverse "
              "of the square root of head_size")
 
 
-@hidden(8)
+@public(1)
+def test_built_yourself(submission):
+    """the scores are computed by hand, not by PyTorch's ready-made attention
+    分数是亲手算出来的，没有调用 PyTorch 现成的注意力"""
+    expect_built_yourself(submission(calls, head_size=8), "attention_scores")
+
+
+@hidden(7)
 def test_matches_reference(compare):
-    """matches the reference on fresh random q and k, three shape sets"""
+    """matches the reference on fresh random q and k, three shape sets
+    在三组形状的全新随机 q、k 上与参考答案一致"""
     for shape in shapes():
         got, want = compare(scores, **shape)
         expect_close(got, want, "attention_scores(q, k)", ("B", "T", "T"))
+
+
+# -- diagnoses ------------------------------------------------------------------------------------
+
+def diagnose(probe):
+    shape = dict(B=2, T=5, head_size=8)  # T != head_size, and neither is a square of the other
+    B, T, H = shape["B"], shape["T"], shape["head_size"]
+    got, _ = probe(scores, **shape)
+    inputs = probe.inputs(draw, **shape)
+    dots = inputs["q"].double() @ inputs["k"].double().transpose(-2, -1)  # (B, T, T)
+    if hasattr(got, "shape") and tuple(got.shape) == (B, H, H):
+        return Diagnosis("ex4.transposed_q",
+                         f"分数的形状是 (B, head_size, head_size) = ({B}, {H}, {H})：转置的是 q 而不是 k。"
+                         "要的是 q @ kᵀ，即 q @ k.transpose(-2, -1)，得到 (B, T, T)",
+                         f"The scores have shape (B, head_size, head_size) = ({B}, {H}, {H}): q "
+                         "was transposed instead of k. The lesson's product is q @ kᵀ, "
+                         "q @ k.transpose(-2, -1), which is (B, T, T)")
+    known = [
+        (dots, "ex4.not_scaled",
+         "分数没有缩放，是 q @ kᵀ 本身：数值会随 head_size 变大，softmax 会变得过于极端。乘以 head_size ** -0.5",
+         "The scores are not scaled, just q @ kᵀ: they grow with head_size and the softmax "
+         "becomes too extreme. Multiply by head_size ** -0.5"),
+        (dots / H, "ex4.head_size_not_sqrt",
+         "除以的是 head_size，而不是它的平方根：分数被压得太小，方差约为 1/head_size。乘以 head_size ** -0.5",
+         "Divided by head_size instead of its square root: the scores come out too small, "
+         "variance ≈ 1/head_size. Multiply by head_size ** -0.5"),
+        (dots / T ** 0.5, "ex4.scaled_by_T",
+         "除以的是 √T（序列长度 q.shape[1]），而不是 √head_size（向量长度 q.shape[-1]）。点积随向量长度变大，"
+         "所以按 head_size 缩放",
+         "Scaled by √T (the sequence length, q.shape[1]) instead of √head_size (the vector "
+         "length, q.shape[-1]). Dot products grow with the vector length, so scale by head_size"),
+        ((dots / H ** 0.5).transpose(-2, -1), "ex4.k_at_q",
+         "分数表被转置了：算的是 k @ qᵀ。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的键的点积：q @ kᵀ",
+         "The table of scores is transposed: k @ qᵀ was computed. Row i, column j is query i "
+         "dotted with key j: q @ kᵀ"),
+    ]
+    for want, key, zh, en in known:
+        if close(got, want):
+            return Diagnosis(key, zh, en)
+    return shortcut_diagnosis(probe(calls, head_size=H)[0], "ex4.shortcut")

@@ -1,10 +1,25 @@
 """Exercise 5 · the causal mask (因果掩码): future scores → −∞ before softmax over the last dim."""
 import torch
 
-from grading.testkit import SHAPES, expect_close, expect_tensor, fail, hidden, public, randn, \
-    upper_triangle
+from grading.i18n import Bi
+from grading.testkit import SHAPES, SHOULD_BE, Diagnosis, close, count_torch_calls, \
+    expect_built_yourself, expect_close, expect_tensor, fail, hidden, public, randn, \
+    shortcut_diagnosis, upper_triangle
 
 SHAPE_NAMES = ("B", "T", "T")
+HINTS = [
+    Bi("第 i 行是位置 i 对各个位置的关注程度。位置 i 之后的那些格子（对角线右上方）是未来，要在换算成权重"
+       "之前就让它们\u201c不可能被选中\u201d。什么数经过 softmax 会变成 0？",
+       "Row i is how much position i attends to each position. The cells after position i (above "
+       "the diagonal) are the future; before turning scores into weights, make them impossible to "
+       "pick. Which number does softmax turn into 0?"),
+    Bi("课文的步骤：用 torch.tril 作用在 (T, T) 的全 1 矩阵上得到 tril；用 masked_fill 把 tril 等于 0 "
+       "的位置填成 float(\"-inf\")；然后沿最后一维（dim=-1）做 F.softmax，每一行之和就是 1。顺序很重要："
+       "先掩码，再 softmax。",
+       "The lesson's steps: torch.tril applied to a (T, T) matrix of ones gives tril; masked_fill "
+       "puts float(\"-inf\") where tril is 0; then F.softmax over the last dimension (dim=-1) "
+       "makes every row sum to 1. The order matters: mask first, then softmax."),
+]
 
 
 # -- scenarios ------------------------------------------------------------------------------------
@@ -36,6 +51,11 @@ def jacobian(ex, gen, T):
     return torch.autograd.functional.jacobian(ex.causal_softmax, scores)[0, :, :, 0]
 
 
+def calls(ex, gen):
+    return {f"B={B}, T={T}": count_torch_calls(ex.causal_softmax, draw(gen, B, T))
+            for B, T in ((2, 4), (2, 8), (4, 4))}
+
+
 def shapes():
     return [dict(B=s["B"], T=s["T"]) for s in SHAPES]
 
@@ -48,82 +68,165 @@ def checked(value, B, T):
 
 @public(2)
 def test_shape(submission):
-    """the weights keep the scores' shape (B, T, T)"""
+    """the weights keep the scores' shape (B, T, T)
+    权重保持分数的形状 (B, T, T)"""
     for shape in shapes():
         checked(submission(weights, **shape), **shape)
 
 
 @public(3)
 def test_rows_sum_to_one(submission):
-    """every row of weights sums to 1"""
+    """every row of weights sums to 1
+    权重的每一行之和为 1"""
     for shape in shapes():
-        w = checked(submission(weights, **shape), **shape)
-        sums = w.sum(dim=-1)  # (B, T)
+        sums = checked(submission(weights, **shape), **shape).sum(dim=-1)  # (B, T)
         b, i = divmod(int((sums - 1).abs().argmax()), shape["T"])
         if abs(sums[b, i] - 1) > 1e-5:
-            fail(f"row {i} of the weights sums to {sums[b, i]:.4g}, not 1: softmax over the last "
-                 "dimension (dim=-1), after masking")
+            fail(f"权重第 {i} 行之和是 {sums[b, i]:.4g}，不是 1：先掩码，再沿最后一维（dim=-1）做 softmax",
+                 f"row {i} of the weights sums to {sums[b, i]:.4g}, not 1: mask first, then "
+                 "softmax over the last dimension (dim=-1)")
 
 
 @public(3)
 def test_future_is_zero(submission):
-    """the upper triangle (the future) of weights is 0"""
+    """the upper triangle (the future) of weights is 0
+    权重的上三角（未来的位置）全为 0"""
     for shape in shapes():
         w = checked(submission(weights, **shape), **shape)
         future = upper_triangle(w) & (w.abs() > 1e-6)  # (B, T, T)
         if future.any():
             b, i, j = future.nonzero()[0].tolist()
-            fail(f"weights[{b}, {i}, {j}] is {w[b, i, j]:.4g}, so position {i} sees position {j}, "
-                 "which comes after it. Fill the future with float('-inf') before softmax: "
+            fail(f"weights[{b}, {i}, {j}] 是 {w[b, i, j]:.4g}，位置 {i} 看到了在它之后的位置 {j}。"
+                 "在 softmax 之前把未来填成 float('-inf')：softmax 把 −∞ 变成 0",
+                 f"weights[{b}, {i}, {j}] is {w[b, i, j]:.4g}, so position {i} sees position "
+                 f"{j}, which comes after it. Fill the future with float('-inf') before softmax: "
                  "softmax turns −∞ into 0")
 
 
 @public(1)
 def test_first_row(submission):
-    """the first row is [1, 0, …]: position 0 sees only itself"""
+    """the first row is [1, 0, …]: position 0 sees only itself
+    第一行是 [1, 0, …]：位置 0 只能看见自己"""
     for shape in shapes():
         w = checked(submission(weights, **shape), **shape)
         want = torch.zeros(shape["B"], shape["T"], dtype=torch.float64)
         want[:, 0] = 1
-        expect_close(w[:, 0, :], want, "weights[:, 0, :]", ("B", "T"), source="it should be")
+        expect_close(w[:, 0, :], want, "weights[:, 0, :]", ("B", "T"), source=SHOULD_BE)
 
 
 @public(3)
 def test_causal_for_every_position(submission):
-    """changing the scores of positions after t never changes the weights of rows up to t"""
+    """changing the scores of positions after t never changes the weights of rows up to t
+    改动 t 之后各位置的分数，不会改变 t 及之前各行的权重"""
     for shape in shapes():
         B, T = shape["B"], shape["T"]
         outs = submission(weights_with_future_changed, **shape)
         if not isinstance(outs, list) or len(outs) != T + 1:
-            fail("causal_softmax did not return one tensor per call")
+            fail("causal_softmax 没有在每次调用时返回一个张量",
+                 "causal_softmax did not return one tensor per call")
         first = checked(outs[0], B, T)
         for t in range(T):
             diff = (checked(outs[t + 1], B, T)[:, :t + 1] - first[:, :t + 1]).abs()
             if diff.max() > 1e-5:
                 b, i, j = (diff == diff.max()).nonzero()[0].tolist()
-                fail(f"changing the scores after position {t} changed weights[{b}, {i}, {j}] by "
+                fail(f"改动位置 {t} 之后的分数，使 weights[{b}, {i}, {j}] 变了 {diff.max():.3g}：第 {i} "
+                     "行依赖于未来。先掩码再 softmax，并且对每一行（dim=-1）做 softmax",
+                     f"changing the scores after position {t} changed weights[{b}, {i}, {j}] by "
                      f"{diff.max():.3g}: row {i} depends on the future. Mask before softmax, and "
                      "softmax each row (dim=-1)")
 
 
 @public(2)
 def test_jacobian(submission):
-    """∂weights[t] / ∂scores[s] ≈ 0 whenever s is after t"""
+    """∂weights[t] / ∂scores[s] ≈ 0 whenever s is after t
+    s 在 t 之后时，∂weights[t] / ∂scores[s] ≈ 0"""
     T = SHAPES[0]["T"]
-    J = expect_tensor(submission(jacobian, T=T), "the Jacobian of causal_softmax", (T, T, T, T))
+    J = expect_tensor(submission(jacobian, T=T), "∂causal_softmax", (T, T, T, T))
     for t in range(T):
         future = torch.zeros(T, T, dtype=torch.bool)  # entries of scores that belong to tokens > t
         future[t + 1:, :] = True
         future[:, t + 1:] = True
         leak = J[t][:, future].abs()
         if leak.numel() and leak.max() > 1e-6:
-            fail(f"row {t} of the weights has a derivative of {leak.max():.3g} with respect to "
+            fail(f"权重第 {t} 行对位置 {t} 之后的分数的导数是 {leak.max():.3g}：未来仍然渗进了过去",
+                 f"row {t} of the weights has a derivative of {leak.max():.3g} with respect to "
                  f"scores of positions after {t}: the future still leaks into the past")
 
 
-@hidden(6)
+@public(1)
+def test_built_yourself(submission):
+    """the mask and softmax are written by hand, not by PyTorch's ready-made attention
+    掩码和 softmax 是亲手写的，没有调用 PyTorch 现成的注意力"""
+    expect_built_yourself(submission(calls), "causal_softmax")
+
+
+@hidden(5)
 def test_matches_reference(compare):
-    """matches the reference on fresh random scores, three shape sets"""
+    """matches the reference on fresh random scores, three shape sets
+    在三组形状的全新随机分数上与参考答案一致"""
     for shape in shapes():
         got, want = compare(weights, **shape)
         expect_close(got, want, "causal_softmax(scores)", SHAPE_NAMES)
+
+
+# -- diagnoses ------------------------------------------------------------------------------------
+
+def known_mistakes(scores):
+    """What each known mistake makes of these scores (B, T, T), computed here in the judge."""
+    T = scores.shape[-1]
+    tril = torch.tril(torch.ones(T, T))
+    inf = float("-inf")
+    soft = torch.softmax
+    return [
+        (soft(scores.masked_fill(tril == 0, 0.0), -1), "ex5.masked_with_zero",
+         "未来的位置填的是 0 而不是 −∞：softmax(0) 不是 0，未来仍然分到了权重，于是每个位置都看到了它之后的字。"
+         "课文在 softmax 之前把未来填成 −∞（因果掩码）",
+         "The future is filled with 0 instead of −∞: softmax(0) is not 0, so the future keeps a "
+         "weight and every position sees what comes after it. The lesson fills future scores "
+         "with −∞ before softmax (因果掩码)"),
+        (soft(scores, -1), "ex5.no_mask",
+         "没有因果掩码：每一行都对所有位置做了 softmax，位置 i 看到了它之后的字——那是答案。在 softmax 之前"
+         "把 tril == 0 的位置填成 −∞",
+         "There is no causal mask: each row is a softmax over every position, so position i sees "
+         "the characters after it, which are the answer. Fill where tril == 0 with −∞ before "
+         "softmax"),
+        (soft(scores.masked_fill(torch.triu(torch.ones(T, T)) == 0, inf), -1), "ex5.triu",
+         "用了 torch.triu（上三角）而不是 torch.tril：被屏蔽的是过去，留下的是未来。位置 i 只能看它自己和它之前的字",
+         "torch.triu (upper) was used instead of torch.tril: the past is masked and the future "
+         "kept. Position i may see only itself and what came before it"),
+        (soft(scores, -1).masked_fill(tril == 0, 0.0), "ex5.mask_after_softmax",
+         "掩码放在了 softmax 之后：先 softmax 再清零，每一行之和就不再是 1，而且分母里仍然有未来的分数。"
+         "课文的顺序是先填 −∞，再 softmax",
+         "The mask comes after softmax: zeroing the future afterwards leaves rows that no longer "
+         "sum to 1, and the future still sits in each row's denominator. The lesson's order: fill "
+         "with −∞ first, then softmax"),
+        (soft(scores.masked_fill(tril == 0, inf), 1), "ex5.softmax_dim1",
+         "softmax 沿 dim=1（列的方向）做的：现在是每一列之和为 1。第 i 行是位置 i 的权重，要沿最后一维 dim=-1 做",
+         "softmax ran over dim=1 (down the columns): each column sums to 1 now. Row i holds "
+         "position i's weights: softmax over the last dimension, dim=-1"),
+        (soft(scores.masked_fill(tril == 1, inf), -1), "ex5.inverted_mask",
+         "掩码反了：填成 −∞ 的是 tril == 1 的位置，也就是过去和自己，留下的是未来；最后一行全是 −∞，"
+         "softmax 之后变成 NaN。要填的是 tril == 0 的位置",
+         "The mask is inverted: −∞ went where tril == 1, the past and the position itself, "
+         "leaving the future; the last row is all −∞ and turns into NaN after softmax. Fill where "
+         "tril == 0"),
+    ]
+
+
+def diagnose(probe):
+    shape = dict(B=2, T=5)
+    got, _ = probe(weights, **shape)
+    if hasattr(got, "shape") and tuple(got.shape) == (shape["T"], shape["B"], shape["T"]):
+        return Diagnosis("ex5.batch_axis",
+                         "输出的形状是 (T, B, T)：批量那一维跑到了中间。权重要保持分数的形状 (B, T, T)，"
+                         "整批一起处理就不需要对样本循环",
+                         "The output has shape (T, B, T): the batch dimension moved to the middle. "
+                         "The weights keep the scores' shape (B, T, T); working on the whole batch "
+                         "at once needs no loop over samples")
+    scores = probe.inputs(draw, **shape)
+    if isinstance(got, torch.Tensor):
+        for want, key, zh, en in known_mistakes(scores):
+            both_nan = torch.isnan(got.double()) & torch.isnan(want.double())
+            if close(torch.where(both_nan, 0, got.double()), torch.where(both_nan, 0, want.double())):
+                return Diagnosis(key, zh, en)
+    return shortcut_diagnosis(probe(calls)[0], "ex5.shortcut")

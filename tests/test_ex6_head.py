@@ -1,11 +1,31 @@
 """Exercise 6 · one attention head (一个完整的注意力头): (B, T, n_embd) → (B, T, head_size)."""
+import re
+
 import torch
 import torch.nn as nn
 
-from grading.testkit import SHAPES, expect_close, expect_tensor, fail, hidden, linear_weight, \
-    public, randn, set_linear
+from grading.i18n import Bi
+from grading.testkit import SHAPES, Diagnosis, close, count_torch_calls, expect_built_yourself, \
+    expect_close, expect_same_calls, expect_tensor, fail, hidden, linear_weight, public, randn, \
+    set_linear, shortcut_diagnosis
 
 OUT_NAMES = ("B", "T", "head_size")
+HINTS = [
+    Bi("把练习 3、4、5 串起来，最后再做一次练习 2 那样的加权求和——只是这次被加权的是值向量，权重来自查询与键。"
+       "掩码要适用于任何不超过 block_size 的长度 T。",
+       "Chain exercises 3, 4 and 5, then finish with a weighted sum like exercise 2's, only now "
+       "the values are summed and the weights come from queries and keys. The mask must work for "
+       "any length T up to block_size."),
+    Bi("课文的步骤：q、k、v 各由一个 nn.Linear(n_embd, head_size, bias=False) 得到；分数 = q 乘 k 的转置，"
+       "再乘 head_size 的 -0.5 次方；__init__ 里用 register_buffer 存一个 (block_size, block_size) 的 "
+       "tril（它不是参数），forward 里取它的 [:T, :T]，把等于 0 的位置填成 −∞；沿 dim=-1 做 softmax；"
+       "最后用权重乘 v。",
+       "The lesson's steps: q, k, v each come from an nn.Linear(n_embd, head_size, bias=False); "
+       "the scores are q times k transposed, times head_size to the power -0.5; in __init__, keep "
+       "a (block_size, block_size) tril with register_buffer (it is not a parameter), and in "
+       "forward take its [:T, :T] and fill where it is 0 with −∞; softmax over dim=-1; finally "
+       "multiply the weights by v."),
+]
 
 
 # -- scenarios ------------------------------------------------------------------------------------
@@ -63,6 +83,18 @@ def jacobian(ex, gen, T, n_embd, head_size, block_size):
     return torch.autograd.functional.jacobian(head, inputs["x"])[0, :, :, 0]
 
 
+def trainable_shapes(ex, gen, n_embd, head_size, block_size):
+    head = ex.Head(n_embd, head_size, block_size)
+    return [list(p.shape) for p in head.parameters() if p.requires_grad]
+
+
+def calls(ex, gen, n_embd, head_size, block_size):
+    head = ex.Head(n_embd, head_size, block_size).eval()
+    with torch.no_grad():
+        return {f"B={B}, T={T}": count_torch_calls(head, randn(gen, B, T, n_embd))
+                for B, T in ((2, 4), (2, 8), (4, 4))}
+
+
 def sizes(shape):
     return {k: shape[k] for k in ("B", "T", "n_embd", "head_size", "block_size")}
 
@@ -76,75 +108,203 @@ def checked(value, shape):
 
 @public(3)
 def test_shape(submission):
-    """forward gives (B, T, head_size), for T below block_size too"""
+    """forward gives (B, T, head_size), for T below block_size too
+    forward 给出 (B, T, head_size)，T 小于 block_size 时也一样"""
     for shape in SHAPES:
         checked(submission(forward, **sizes(shape)), shape)
 
 
 @public(5)
 def test_causal_for_every_token(submission):
-    """changing the tokens after t never changes the outputs up to t, for every t"""
+    """changing the tokens after t never changes the outputs up to t, for every t
+    对每个 t：改动 t 之后的字，永远不会改变 t 及之前的输出"""
     for shape in SHAPES:
         T = shape["T"]
         outs = submission(tokens_after_t_changed, vocab_size=shape["vocab_size"], **sizes(shape))
         if not isinstance(outs, list) or len(outs) != 2 * T + 1:
-            fail("forward did not return one tensor per call")
+            fail("forward 没有在每次调用时返回一个张量", "forward did not return one tensor per call")
         first = checked(outs[0], shape)
         for t in range(T):
             diff = (checked(outs[1 + t], shape)[:, :t + 1] - first[:, :t + 1]).abs()
             if diff.max() > 1e-5:
                 s = int(diff.amax(dim=(0, 2)).argmax())
-                fail(f"changing the tokens after position {t} changed the output at position {s}: "
-                     "the head lets the future in. Mask the scores with tril (sliced to [:T, :T]) "
-                     "and −∞ before softmax")
+                fail(f"改动位置 {t} 之后的字，改变了位置 {s} 的输出：这个注意力头让未来漏了进来。"
+                     "用 tril（切成 [:T, :T]）在 softmax 之前把未来填成 −∞",
+                     f"changing the tokens after position {t} changed the output at position "
+                     f"{s}: the head lets the future in. Mask the scores with tril (sliced to "
+                     "[:T, :T]) and −∞ before softmax")
         for t in range(T):
             if (checked(outs[1 + T + t], shape)[:, t] - first[:, t]).abs().max() <= 1e-6:
-                fail(f"changing the token at position {t} did not change the output at {t}: "
+                fail(f"改动位置 {t} 的字，位置 {t} 的输出却没有变：每个位置都要关注它自己，并对值向量加权求和",
+                     f"changing the token at position {t} did not change the output at {t}: "
                      "each position must attend to itself and weight the values")
 
 
 @public(3)
 def test_jacobian(submission):
-    """∂out[t] / ∂x[s] ≈ 0 whenever s is after t"""
+    """∂out[t] / ∂x[s] ≈ 0 whenever s is after t
+    s 在 t 之后时，∂out[t] / ∂x[s] ≈ 0"""
     shape = SHAPES[0]
     T, H, C = shape["T"], shape["head_size"], shape["n_embd"]
     J = expect_tensor(submission(jacobian, T=T, n_embd=C, head_size=H,
                                  block_size=shape["block_size"]),
-                      "the Jacobian of forward", (T, H, T, C))
+                      "∂forward", (T, H, T, C))
     leak = J.abs().amax(dim=(1, 3))  # (T, T): largest |∂out[t, :] / ∂x[s, :]|
     future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
     if leak[future].max() > 1e-6:
         t, s = (leak * future == (leak * future).max()).nonzero()[0].tolist()
-        fail(f"out[{t}] has a derivative of {leak[t, s]:.3g} with respect to x[{s}], which comes "
+        fail(f"out[{t}] 对在它之后的 x[{s}] 的导数是 {leak[t, s]:.3g}：未来渗进了过去",
+             f"out[{t}] has a derivative of {leak[t, s]:.3g} with respect to x[{s}], which comes "
              "after it: the future leaks into the past")
 
 
 @public(2)
 def test_first_position_sees_itself(submission):
-    """position 0 sees only itself, so its output is its own value vector"""
+    """position 0 sees only itself, so its output is its own value vector
+    位置 0 只能看见自己，所以它的输出就是它自己的值向量"""
     for shape in SHAPES:
         out = checked(submission(forward, **sizes(shape)), shape)
         inputs = submission.inputs(draw, **{k: shape[k] for k in ("B", "T", "n_embd", "head_size")})
         value_0 = inputs["x"][:, 0].double() @ inputs["value"].double().T  # (B, head_size)
         expect_close(out[:, 0], value_0, "out[:, 0]", ("B", "head_size"),
-                     source="its own value vector is",
-                     hint="After the causal mask, row 0 of the weights is [1, 0, …]: position 0 "
-                          "attends only to itself, so its output is value(x[:, 0]).")
+                     source=Bi("它自己的值向量是", "its own value vector is"),
+                     hint=Bi("因果掩码之后，权重的第 0 行是 [1, 0, …]：位置 0 只关注自己，所以输出是 value(x[:, 0])。",
+                             "After the causal mask, row 0 of the weights is [1, 0, …]: position "
+                             "0 attends only to itself, so its output is value(x[:, 0])."))
 
 
 @public(2)
 def test_no_bias(submission):
-    """query, key and value have no bias: a zero input gives a zero output"""
+    """query, key and value have no bias: a zero input gives a zero output
+    query、key、value 没有偏置：输入全为 0 时输出也全为 0"""
     for shape in SHAPES[:2]:
         out = checked(submission(forward, zero_input=True, **sizes(shape)), shape)
         if out.abs().max() > 1e-6:
-            fail("the output is not 0 for an all-zero input: a layer adds a bias; the lesson uses "
+            fail("输入全为 0 时输出不是 0：有一个层带了偏置；课文用的是 nn.Linear(n_embd, head_size, bias=False)",
+                 "the output is not 0 for an all-zero input: a layer adds a bias; the lesson uses "
                  "nn.Linear(n_embd, head_size, bias=False)")
 
 
-@hidden(10)
+@public(2)
+def test_vectorised(submission):
+    """forward works on all positions at once, with no Python loop over them
+    forward 一次处理所有位置，没有对位置的 Python 循环"""
+    expect_same_calls(submission(calls, n_embd=12, head_size=8, block_size=8), "Head.forward")
+
+
+@public(1)
+def test_mask_is_not_trained(submission):
+    """the only trainable parameters are the three layers' weights: the mask is not one
+    可训练的参数只有三个线性层的权重：掩码不是参数"""
+    n_embd, head_size, block_size = 12, 8, 8
+    shapes = submission(trainable_shapes, n_embd=n_embd, head_size=head_size,
+                        block_size=block_size)
+    if sorted(shapes) != [[head_size, n_embd]] * 3:
+        fail(f"可训练参数的形状是 {shapes}，应当只有三个 (head_size, n_embd) = ({head_size}, {n_embd})："
+             "掩码用 register_buffer 保存，它不参与训练",
+             f"the trainable parameters have shapes {shapes}; there should be just three "
+             f"(head_size, n_embd) = ({head_size}, {n_embd}): keep the mask with register_buffer, "
+             "it is not trained")
+
+
+@public(1)
+def test_built_yourself(submission):
+    """the head is built by hand, not from PyTorch's ready-made attention
+    注意力头是亲手搭的，没有调用 PyTorch 现成的注意力"""
+    expect_built_yourself(submission(calls, n_embd=12, head_size=8, block_size=8), "Head.forward")
+
+
+@hidden(6)
 def test_matches_reference(compare):
-    """matches the reference on fresh random inputs, three shape sets"""
+    """matches the reference on fresh random inputs, three shape sets
+    在三组形状的全新随机输入上与参考答案一致"""
     for shape in SHAPES:
         got, want = compare(forward, **sizes(shape))
         expect_close(got, want, "forward(x)", OUT_NAMES)
+
+
+# -- diagnoses ------------------------------------------------------------------------------------
+
+def attend(x, inputs, scale, fill=float("-inf"), mask=True):
+    """The head in the judge, with one thing changeable at a time: (B, T, head_size)."""
+    q, k = x @ inputs["query"].double().T, x @ inputs["key"].double().T
+    T = x.shape[1]
+    weights = q @ k.transpose(-2, -1) * scale
+    if mask:
+        weights = weights.masked_fill(torch.tril(torch.ones(T, T)) == 0, fill)
+    return torch.softmax(weights, dim=-1)
+
+
+def diagnose(probe):
+    shape = SHAPES[0]
+    B, T, C, H = shape["B"], shape["T"], shape["n_embd"], shape["head_size"]
+    got, _ = probe(forward, **sizes(shape))
+    inputs = probe.inputs(draw, B=B, T=T, n_embd=C, head_size=H)
+    x = inputs["x"].double()
+    v = x @ inputs["value"].double().T
+    known = [
+        (attend(x, inputs, H ** -0.5) @ x, "ex6.weights_at_x",
+         "输出是 weights @ x：加权求和的对象应当是值向量 v，不是字向量 x（所以输出是 head_size 维，不是 n_embd 维）",
+         "The output is weights @ x: the weighted sum is over the values v, not over the "
+         "characters' vectors x (so the output has head_size numbers, not n_embd)"),
+        (attend(x, inputs, H ** -0.5, mask=False) @ v, "ex6.no_mask",
+         "这个注意力头没有因果掩码：每个位置都看到了它之后的字，也就是要预测的答案。在 softmax 之前用 tril 把未来填成 −∞",
+         "The head has no causal mask: every position sees the characters after it, the very "
+         "answer it must predict. Fill the future with −∞ using tril, before softmax"),
+        (attend(x, inputs, H ** -0.5, fill=0.0) @ v, "ex6.masked_with_zero",
+         "未来的位置填的是 0 而不是 −∞：softmax(0) 不是 0，未来仍然分到了权重。课文在 softmax 之前把未来填成 −∞",
+         "The future is filled with 0 instead of −∞: softmax(0) is not 0, so the future keeps a "
+         "weight. The lesson fills future scores with −∞ before softmax"),
+        (attend(x, inputs, C ** -0.5) @ v, "ex6.scaled_by_n_embd",
+         "缩放用的是 n_embd（字向量的长度 C），而不是 head_size（q、k 的长度）。点积是在 head_size 维的 "
+         "q、k 之间算的，所以乘以 head_size ** -0.5",
+         "The scaling uses n_embd (C, the length of the characters' vectors) instead of head_size "
+         "(the length of q and k). The dot products are between head_size-long q and k, so "
+         "multiply by head_size ** -0.5"),
+        (attend(x, inputs, 1.0) @ v, "ex6.not_scaled",
+         "分数没有缩放：乘以 head_size ** -0.5，softmax 才不会过于极端",
+         "The scores are not scaled: multiply by head_size ** -0.5 so that the softmax is not too "
+         "extreme"),
+    ]
+    for want, key, zh, en in known:
+        if close(got, want):
+            return Diagnosis(key, zh, en)
+    zero, _ = probe(forward, zero_input=True, **sizes(shape))
+    if isinstance(zero, torch.Tensor) and zero.abs().max() > 1e-6:
+        return Diagnosis("ex6.bias",
+                         "输入全为 0 时输出不为 0：某个线性层带了偏置。课文的 query、key、value 都是 bias=False",
+                         "A zero input gives a non-zero output: a layer has a bias. The lesson's "
+                         "query, key and value all have bias=False")
+    layer_sizes = dict(n_embd=12, head_size=8, block_size=8)
+    shapes, _ = probe(trainable_shapes, **layer_sizes)
+    if [8, 8] in shapes:
+        return Diagnosis("ex6.mask_trainable",
+                         "掩码 tril 成了可训练的参数（nn.Parameter）：优化器会去改它，未来可能重新被看见。"
+                         "用 self.register_buffer(\"tril\", …) 保存它：它随模块移动，但不参与训练",
+                         "The mask tril is a trainable parameter (nn.Parameter): an optimiser "
+                         "would change it and could let the future back in. Keep it with "
+                         "self.register_buffer(\"tril\", …): it moves with the module but is not "
+                         "trained")
+    counts, _ = probe(calls, **layer_sizes)
+    if len({c["calls"] for c in counts.values()}) > 1:
+        return Diagnosis("ex6.loop",
+                         "结果是对的，但 forward 对位置做了 Python 循环。一次矩阵乘法 weights @ v 就同时算出了所有位置，"
+                         "课文说直接用循环效率较低",
+                         "The values are right but forward loops over positions in Python. One "
+                         "product, weights @ v, computes every position at once; the lesson warns "
+                         "that a loop is slow")
+    return shortcut_diagnosis(counts, "ex6.shortcut")
+
+
+def diagnose_error(error):
+    message, frames = error.get("message", ""), error.get("frames", [])
+    block, T = SHAPES[0]["block_size"], SHAPES[0]["T"]
+    sizes_named = set(re.findall(r"\((\d+)\)", message))
+    if frames and frames[-1][2] == "forward" and {str(block), str(T)} <= sizes_named:
+        return Diagnosis("ex6.tril_not_sliced",
+                         f"掩码的大小是 block_size × block_size（{block} × {block}），而这次的序列只有 T = {T} 个字："
+                         "用之前要把 tril 切成 [:T, :T]",
+                         f"The mask is block_size × block_size ({block} × {block}) but this "
+                         f"sequence has only T = {T} characters: slice tril to [:T, :T] before "
+                         "using it")
+    return None

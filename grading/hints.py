@@ -1,0 +1,57 @@
+"""`python grader.py hint N [LEVEL]`: the hints of an exercise, one level at a time.
+
+Hints live beside the checks, as HINTS = [Bi(zh, en), ...] in tests/test_<exercise>.py: a nudge
+first, then the lesson's step in words. They are read from the file's syntax tree, so that showing
+one costs no torch import. Nothing is written to disk unless --remember is given; then the level
+shown last is kept in .grader-hints.json and the next call shows the next one.
+"""
+import ast
+import json
+from pathlib import Path
+
+from grading.i18n import Bi
+from grading.session import ROOT, TESTS
+
+MEMORY = ROOT / ".grader-hints.json"
+
+
+def read_hints(exercise, tests_dir=TESTS):
+    """The HINTS of tests/test_<exercise>.py as a list of Bi, without importing it."""
+    tree = ast.parse((Path(tests_dir) / f"test_{exercise}.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "HINTS"
+                                                for t in node.targets):
+            return [Bi(ast.literal_eval(call.args[0]), ast.literal_eval(call.args[1]))
+                    for call in node.value.elts]
+    return []
+
+
+def show(exercise, level, remember, lang):
+    """The text to print for `hint`; level None means 'the next one' (1 unless remembered)."""
+    hints = read_hints(exercise)
+    memory = {}
+    if remember and MEMORY.exists():
+        try:
+            memory = json.loads(MEMORY.read_text(encoding="utf-8"))
+        except ValueError:
+            memory = {}
+    if level is None:
+        level = min(memory.get(exercise, 0) + 1, len(hints)) if remember else 1
+    if not 1 <= level <= len(hints):
+        raise ValueError(Bi(f"{exercise} 的提示只有 1 到 {len(hints)} 级",
+                            f"{exercise} has hint levels 1 to {len(hints)}").render(lang))
+    if remember:
+        memory[exercise] = level
+        MEMORY.write_text(json.dumps(memory, indent=1), encoding="utf-8")
+    number = exercise[2]
+    lines = [Bi(f"{exercise} 的提示 {level}/{len(hints)}：", f"Hint {level}/{len(hints)} for {exercise}:")
+             .render(lang), "", hints[level - 1].render(lang), ""]
+    if level < len(hints):
+        lines.append(Bi(f"还是卡住了？python grader.py hint {number} {level + 1}",
+                        f"Still stuck? python grader.py hint {number} {level + 1}").render(lang))
+    else:
+        lines.append(Bi("这是最后一级提示：剩下的就是课文里的代码了，回去读\u201c"
+                        f"{exercise}\u201d对应的那一节。",
+                        "This is the last hint: what remains is the lesson's own code; reread "
+                        "its section.").render(lang))
+    return "\n".join(lines)
