@@ -54,6 +54,7 @@ def parse(argv):
                         help="language of the report: zh or en (default: from LC_ALL / LANG)")
     parser.add_argument("--remember", action="store_true",
                         help="with hint: remember the level shown, so the next call goes on")
+    argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "hint":
         args = parser.parse_args(argv[1:])
         if args.exercise is None:

@@ -48,3 +48,59 @@ def test_unwritable_results_path_is_a_one_line_error(tmp_path):
 
 def test_missing_submission_folder_is_a_one_line_error(tmp_path):
     assert "is not a folder" in one_line_error(run_grader("--submission", tmp_path / "none"))
+
+
+def test_hint_levels_then_a_clear_end():
+    first = run_grader("hint", "5")
+    assert first.returncode == 0 and "Hint 1/2 for ex5_causal_mask" in first.stdout
+    assert "python grader.py hint 5 2" in first.stdout
+    last = run_grader("hint", "ex5", "2", lang="zh")
+    assert last.returncode == 0 and "提示 2/2" in last.stdout and "最后一级" in last.stdout
+    assert "hint levels 1 to 2" in one_line_error(run_grader("hint", "5", "3"))
+
+
+def test_hint_remembers_only_when_asked():
+    from grading.hints import MEMORY
+    kept = MEMORY.read_bytes() if MEMORY.exists() else None
+    try:
+        MEMORY.unlink(missing_ok=True)
+        assert "Hint 1/2" in run_grader("hint", "3").stdout
+        assert not MEMORY.exists(), "a plain `hint` must write nothing"
+        assert "Hint 1/2" in run_grader("hint", "3", "--remember").stdout
+        assert "Hint 2/2" in run_grader("hint", "3", "--remember").stdout
+    finally:
+        MEMORY.unlink(missing_ok=True)
+        if kept is not None:
+            MEMORY.write_bytes(kept)
+
+
+def test_report_in_chinese():
+    done = run_grader("--solutions", "4", lang="zh")
+    assert done.returncode == 0 and "总分 15/15" in done.stdout and "完成" in done.stdout
+
+
+def test_watch_regrades_a_saved_file_and_quits_on_ctrl_c(tmp_path):
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+    folder = tmp_path / "exercises"
+    shutil.copytree(ROOT / "exercises", folder)
+    watcher = subprocess.Popen([sys.executable, str(ROOT / "grader.py"), "--submission", folder,
+                                "--watch", "--lang", "en"], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        time.sleep(4)  # torch imported and the first table shown
+        shutil.copy(ROOT / "solutions" / "ex1_embedding.py", folder / "ex1_embedding.py")
+        time.sleep(3)
+        watcher.send_signal(signal.SIGINT)
+        out, err = watcher.communicate(timeout=20)
+    finally:
+        watcher.kill()
+    assert watcher.returncode == 0 and "Traceback" not in err, err
+    screens = out.split("\033[2J\033[H")[1:]
+    assert len(screens) == 2, out
+    assert "Total 0/100" in screens[0] and "Total 10/100" in screens[1]
