@@ -48,6 +48,8 @@ def parse(argv):
     parser.add_argument("--json", metavar="PATH", help="write results (Gradescope's format) here")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="time limit for one import or one call of your code (default 5)")
+    parser.add_argument("--memory", type=float, default=4.0, metavar="GIB",
+                        help="memory one worker may take, in GiB (default 4)")
     parser.add_argument("--watch", action="store_true",
                         help="regrade the exercise being edited each time a file is saved")
     parser.add_argument("--lang", choices=LANGUAGES, default=default_language(),
@@ -109,6 +111,8 @@ def main(argv=None):
             raise ValueError("--batch needs --json PATH for the results")
         if args.watch and (args.batch or args.json):
             raise ValueError("--watch grades one folder on the screen: no --batch or --json")
+        if not 0 < args.memory <= 64:
+            raise ValueError("--memory must be more than 0 and at most 64 GiB")
         if args.timeout is not None and not 0 < args.timeout <= EXERCISE_BUDGET:
             raise ValueError(f"--timeout must be more than 0 and at most {EXERCISE_BUDGET:g} "
                              "seconds, the time budget of one exercise")
@@ -120,9 +124,15 @@ def main(argv=None):
         return USAGE_ERROR
 
     from grading.zygote import GradingError, Zygote
-    zygote = Zygote(ROOT, TESTS)  # first: it imports torch while this process does the same
+    # First: the zygote imports torch while this process does the same.
+    zygote = Zygote(ROOT, TESTS, memory=int(args.memory * 1024 ** 3))
     try:
-        return run(args, folder, exercises, zygote)
+        code, results = run(args, folder, exercises, zygote)
+        zygote.close()  # every worker, and all they started, is gone before results are written
+        if args.json and results is not None:
+            from grading.report import write_json
+            write_json(args.json, results)
+        return code
     except KeyboardInterrupt:
         if args.watch:
             print()
@@ -137,7 +147,8 @@ def main(argv=None):
 
 
 def run(args, folder, exercises, zygote):
-    from grading import report
+    """Grade; returns (exit status, what to write to --json or None)."""
+    from grading import report  # imported before any submission code runs, like everything else
     from grading.session import CALL_TIMEOUT, SessionError, grade
 
     seed = args.seed if args.seed is not None else random.randrange(1, 1 << 31)
@@ -149,23 +160,21 @@ def run(args, folder, exercises, zygote):
                 records[sub.name] = report.record(grade(zygote, sub, seed, exercises,
                                                         call_timeout=timeout))
                 print(f"{sub.name}: {records[sub.name]['total']:g}/{records[sub.name]['max']:g}")
-            report.write_json(args.json, {"seed": seed, "submissions": records})
-            return 0
+            return 0, {"seed": seed, "submissions": records}
         result = grade(zygote, folder, seed, exercises, call_timeout=timeout)
     except SessionError as error:
         print(f"grader.py: the tests could not run — a problem of the grader, not of your code:\n"
               f"{error}", file=sys.stderr)
-        return USAGE_ERROR
+        return USAGE_ERROR, None
     command = "python grader.py" + (" --solutions" if args.solutions else "") + \
         (f" --submission {args.submission}" if args.submission else "")
     if args.watch:
-        return watch(zygote, folder, seed, timeout, result, command, args.lang)
+        return watch(zygote, folder, seed, timeout, result, command, args.lang), None
     print(report.text(result, command, args.lang))
-    if args.json:
-        report.write_json(args.json, report.gradescope(result, args.lang))
+    results = report.gradescope(result, args.lang) if args.json else None
     if result.grading_errors:
-        return USAGE_ERROR
-    return 0 if result.score == result.max_score else 1
+        return USAGE_ERROR, results
+    return (0 if result.score == result.max_score else 1), results
 
 
 def watch(zygote, folder, seed, timeout, result, command, lang):

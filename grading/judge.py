@@ -20,6 +20,7 @@ from grading.session import EXERCISE_BUDGET
 from grading.zygote import GradingError  # noqa: F401  (re-exported for the plugin)
 
 MAX_RESTARTS = 3
+OUTPUT_SHOWN = 4000  # characters of a test's printed output kept and shown
 SIGNAL_NAMES = {signal.SIGSEGV: Bi("段错误（SIGSEGV）", "a segmentation fault (SIGSEGV)"),
                 signal.SIGBUS: Bi("总线错误（SIGBUS）", "a bus error (SIGBUS)"),
                 signal.SIGABRT: Bi("中止信号（SIGABRT）", "an abort (SIGABRT)"),
@@ -80,7 +81,7 @@ class ExerciseWorker:
 
     def take_output(self):
         text, self.printed = "".join(self.printed), []
-        return text
+        return text if len(text) <= OUTPUT_SHOWN else text[:OUTPUT_SHOWN] + " …(cut)"
 
     def call(self, scenario, params, seed):
         """Run scenario(module, generator, **params) in the worker; the decoded result."""
@@ -216,4 +217,11 @@ def raised_text(error):
                   f"sys.exit({message}) was called — the grader needs your code to return, not "
                   "to exit")
     text = f"{kind}: {message}" if message else kind
+    if kind == "PermissionError":
+        return Bi(f"{text}——评分的沙箱拒绝了它：你的代码只能读取它自己的文件夹、写它自己的工作目录，不能联网",
+                  f"{text} — refused by the grader's sandbox: your code may read its own folder "
+                  "and write its own working folder, and use no network")
+    if "can't allocate memory" in message or kind == "MemoryError":
+        return Bi(f"{text}——超过了每个练习的内存上限（--memory）",
+                  f"{text} — more memory than one exercise may take (--memory)")
     return Bi(text, text)

@@ -92,6 +92,23 @@ class GradingPlugin:
                 self.errors.append(f"{item.nodeid}: a hidden case must use `compare` and a public "
                                    "case must not")
 
+    def pytest_collection_finish(self, session):
+        """The solutions are imported now, before any submission code runs."""
+        for exercise in self.test_modules:
+            self.reference_module(exercise)
+
+    def pytest_runtest_setup(self, item):
+        """A test marked after=(…) counts only once those tests of its file have passed."""
+        mark = item.get_closest_marker("grade")
+        for name in (mark.kwargs.get("after", ()) if mark else ()):
+            needed = next((r for r in self.results if r.nodeid == f"{item.parent.nodeid}::{name}"),
+                          None)
+            if needed is None or needed.status != "passed":
+                what = needed.name if needed else Bi(name, name)
+                raise GateFailed(Bi(f"这一项要在\u201c{what.zh}\u201d通过之后才计分",
+                                    f"this counts once \u201c{what.en}\u201d passes"),
+                                 todo=needed is not None and needed.status == "todo")
+
     def pytest_collectreport(self, report):
         if report.failed:
             self.errors.append(f"{report.nodeid or 'tests'} could not be collected:\n"
@@ -123,6 +140,10 @@ class GradingPlugin:
             result.cause = error.kind
             result.message = error.text
             result.frames = error.error.get("frames", [])
+        elif isinstance(error, GateFailed):
+            result.status = "todo" if error.todo else "failed"  # not started, like what it needs
+            result.cause = "gate"
+            result.message = error.text
         elif isinstance(error, CheckFailed):
             result.cause = "check"
             result.message = error.text
@@ -201,6 +222,14 @@ class GradingPlugin:
             got = self._worker(exercise).call(scenario, params, seed)
             return got, want
         return run
+
+
+class GateFailed(CheckFailed):
+    """A test's prerequisites (after=…) did not pass: it was not run."""
+
+    def __init__(self, text, todo=False):
+        super().__init__(text)
+        self.todo = todo
 
 
 class Probe:

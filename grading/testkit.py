@@ -28,9 +28,11 @@ REFERENCE = Bi("参考答案是", "the reference gives")
 SHOULD_BE = Bi("应为", "it should be")
 
 
-def public(points):
-    """A public case: a property the lesson states, checkable without the solution."""
-    return pytest.mark.grade(points=points, kind="public")
+def public(points, after=()):
+    """A public case: a property the lesson states, checkable without the solution.
+    `after` names tests of the same file that must pass first: a quality (no loop, no shortcut)
+    earns nothing on code that does not compute the right thing."""
+    return pytest.mark.grade(points=points, kind="public", after=tuple(after))
 
 
 def hidden(points):

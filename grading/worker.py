@@ -30,7 +30,9 @@ def zygote_main(root, tests_dir, control_fd):
     sys.path.insert(0, root)
     sys.path.insert(0, tests_dir)
     import torch  # noqa: F401  (the expensive import, done once for every worker)
-    from grading import protocol  # noqa: F401
+    from grading import protocol, sandbox  # noqa: F401
+    torch.backends.cpu.get_cpu_capability()  # reads /proc/cpuinfo now: workers may not
+    sandbox.become_subreaper()
     for name in sorted(os.listdir(tests_dir)):
         if name.startswith("test_") and name.endswith(".py"):
             importlib.import_module(name[:-3])  # scenarios live in the test modules
@@ -54,7 +56,7 @@ def zygote_main(root, tests_dir, control_fd):
                     control.close()
                     judge_end.close()
                     _worker_main(worker_end, request["package_dir"], request["module"],
-                                 request["workdir"])
+                                 request["workdir"], request["memory"])
                 finally:
                     os._exit(0)
             worker_end.close()
@@ -63,10 +65,13 @@ def zygote_main(root, tests_dir, control_fd):
             judge_end.close()
         elif op == "reap":
             pid = request["pid"]
-            _control_send(control, {"pid": pid, "status": _reap(pid, children)})
+            _kill_group(pid)
+            status = _reap(pid, children)
+            sandbox.sweep_orphans(keep=children)  # what it left behind, even in new sessions
+            _control_send(control, {"pid": pid, "status": status})
     for pid in children:
         _kill_group(pid)
-        _reap(pid, set())
+    sandbox.sweep_orphans()  # every worker and everything they started
     os._exit(0)  # nothing to flush or save; a normal teardown of torch costs half a second
 
 
@@ -102,20 +107,19 @@ def _control_recv(sock):
 
 # -- a worker -------------------------------------------------------------------------------------
 
-def _worker_main(sock, package_dir, module_name, workdir):
+def _worker_main(sock, package_dir, module_name, workdir, memory):
     os.setsid()  # its own process group: the judge kills the group, children included
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    import resource
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a segfault leaves no core file behind
-
     import torch
-    from grading import protocol
+    from grading import protocol, sandbox
 
     torch.set_num_threads(1)
     os.makedirs(workdir, exist_ok=True)
     os.chdir(workdir)  # the judge removes it when the run ends
     output = _capture_output(workdir)
     package_dir = os.path.realpath(package_dir)
+    sandbox.limit_resources(memory)
+    walls = sandbox.restrict_filesystem(package_dir, os.path.realpath(workdir))
 
     try:
         module = _import_submission(package_dir, module_name)
@@ -123,7 +127,7 @@ def _worker_main(sock, package_dir, module_name, workdir):
         protocol.send(sock, {"ready": False, "error": _describe(error, package_dir),
                              "output": output.read_new()})
         return
-    protocol.send(sock, {"ready": True, "output": output.read_new()})
+    protocol.send(sock, {"ready": True, "output": output.read_new(), "landlock": walls})
 
     while True:
         try:

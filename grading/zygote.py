@@ -14,6 +14,7 @@ from pathlib import Path
 
 WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 ZYGOTE_START_TIMEOUT = 120  # seconds: the zygote imports torch, ~2 s here, more on a cold disk
+MEMORY_CAP = 4 * 1024 ** 3  # bytes a worker may map beyond what it holds when forked
 
 
 class GradingError(Exception):
@@ -30,7 +31,8 @@ def minimal_environment(home):
 class Zygote:
     """A clean interpreter with torch imported, from which workers are forked."""
 
-    def __init__(self, root, tests_dir):
+    def __init__(self, root, tests_dir, memory=MEMORY_CAP):
+        self.memory = memory
         self.tmp = tempfile.mkdtemp(prefix="grader-")
         self._count = 0
         self.control, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -81,7 +83,8 @@ class Zygote:
         self._count += 1
         workdir = os.path.join(self.tmp, f"worker-{self._count}")
         reply, fds = self._request({"op": "spawn", "package_dir": str(package_dir),
-                                    "module": module, "workdir": workdir})
+                                    "module": module, "workdir": workdir,
+                                    "memory": self.memory})
         if len(fds) != 1:
             raise GradingError("the worker process did not hand over a connection")
         return reply["pid"], socket.socket(fileno=fds[0])

@@ -37,12 +37,17 @@ def average(ex, gen, B, T, C):
 
 
 def average_with_future_changed(ex, gen, B, T, C):
-    """Outputs for x and, for each t, for x with every position after t replaced: (T+1, B, T, C)."""
+    """Outputs for x; for each t, for x with every position after t replaced; and for each t, for
+    x with position t itself replaced: 2T+1 tensors of (B, T, C)."""
     x = randn(gen, B, T, C)
     outs = [ex.average_context(x)]
     for t in range(T):
         changed = x.clone()
         changed[:, t + 1:] = randn(gen, B, T - t - 1, C)
+        outs.append(ex.average_context(changed))
+    for t in range(T):
+        changed = x.clone()
+        changed[:, t] = randn(gen, B, C)
         outs.append(ex.average_context(changed))
     return outs
 
@@ -76,7 +81,7 @@ def test_rows_sum_to_one(submission):
                  "each row")
 
 
-@public(2)
+@public(2, after=["test_rows_sum_to_one"])
 def test_future_is_zero(submission):
     """averaging_matrix: the upper triangle (the future) is 0
     averaging_matrix：上三角（未来的位置）全为 0"""
@@ -132,9 +137,15 @@ def test_causal(submission):
                 fail(f"改动位置 {t} 之后的 x，改变了位置 {s} 的输出：一个位置只能平均它自己和它之前的位置",
                      f"changing x after position {t} changed the output at position {s}: a "
                      "position may only average itself and what came before it")
+        for t in range(T):
+            own = expect_tensor(outs[T + 1 + t], "average_context(x)", (B, T, C))
+            if (own[:, t] - first[:, t]).abs().max() <= 1e-6:
+                fail(f"改动位置 {t} 的 x，位置 {t} 的输出却没有变：每个位置都要把它自己平均进去",
+                     f"changing x at position {t} did not change the output at {t}: each "
+                     "position averages itself in")
 
 
-@public(2)
+@public(2, after=["test_mean_of_the_past"])
 def test_vectorised(submission):
     """average_context is one matrix product, with no Python loop over positions
     average_context 是一次矩阵乘法，没有对位置的 Python 循环"""

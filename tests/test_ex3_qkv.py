@@ -89,13 +89,17 @@ def test_no_bias(submission):
     """a zero input gives zero q, k and v (the layers have bias=False)
     输入全为 0 时 q、k、v 也全为 0（线性层没有偏置）"""
     for shape in SHAPES[:2]:
-        for t, name in zip(three(submission(project, zero_input=True, **sizes(shape)), shape),
-                           NAMES):
+        zero = three(submission(project, zero_input=True, **sizes(shape)), shape)
+        for t, name in zip(zero, NAMES):
             if t.abs().max() > 1e-6:
                 fail(f"输入全为 0 时 {name} 不是 0：这个层加了偏置；课文用的是 "
                      "nn.Linear(n_embd, head_size, bias=False)",
                      f"{name} is not 0 for an all-zero input: the layer adds a bias; the lesson "
                      "uses nn.Linear(n_embd, head_size, bias=False)")
+        for t, name in zip(three(submission(project, **sizes(shape)), shape), NAMES):
+            if t.abs().max() <= 1e-6:
+                fail(f"随机输入时 {name} 也全为 0：它要由 x 经过线性层算出来",
+                     f"{name} is 0 for a random input too: it must come from x through its layer")
 
 
 @hidden(8)

@@ -68,7 +68,7 @@ def test_variance_is_about_one(submission):
              "of the square root of head_size")
 
 
-@public(1)
+@public(1, after=["test_shape", "test_variance_is_about_one"])
 def test_built_yourself(submission):
     """the scores are computed by hand, not by PyTorch's ready-made attention
     分数是亲手算出来的，没有调用 PyTorch 现成的注意力"""

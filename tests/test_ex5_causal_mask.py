@@ -33,14 +33,19 @@ def weights(ex, gen, B, T):
 
 
 def weights_with_future_changed(ex, gen, B, T):
-    """For scores and, for each t, scores whose rows and columns after t are redrawn:
-    the weights, (T+1) tensors of (B, T, T). Token t+1… changes exactly those rows and columns."""
+    """For scores; for each t, scores whose rows and columns after t are redrawn (token t+1…
+    changes exactly those); and for each t, scores whose row t is redrawn up to t (the present):
+    the weights, 2T+1 tensors of (B, T, T)."""
     scores = draw(gen, B, T)
     outs = [ex.causal_softmax(scores)]
     for t in range(T):
         changed = scores.clone()
         changed[:, t + 1:, :] = randn(gen, B, T - t - 1, T) * 3
         changed[:, :, t + 1:] = randn(gen, B, T, T - t - 1) * 3
+        outs.append(ex.causal_softmax(changed))
+    for t in range(T):
+        changed = scores.clone()
+        changed[:, t, :t + 1] = randn(gen, B, t + 1) * 3
         outs.append(ex.causal_softmax(changed))
     return outs
 
@@ -87,7 +92,7 @@ def test_rows_sum_to_one(submission):
                  "softmax over the last dimension (dim=-1)")
 
 
-@public(3)
+@public(3, after=["test_rows_sum_to_one"])
 def test_future_is_zero(submission):
     """the upper triangle (the future) of weights is 0
     权重的上三角（未来的位置）全为 0"""
@@ -121,7 +126,7 @@ def test_causal_for_every_position(submission):
     for shape in shapes():
         B, T = shape["B"], shape["T"]
         outs = submission(weights_with_future_changed, **shape)
-        if not isinstance(outs, list) or len(outs) != T + 1:
+        if not isinstance(outs, list) or len(outs) != 2 * T + 1:
             fail("causal_softmax 没有在每次调用时返回一个张量",
                  "causal_softmax did not return one tensor per call")
         first = checked(outs[0], B, T)
@@ -134,6 +139,12 @@ def test_causal_for_every_position(submission):
                      f"changing the scores after position {t} changed weights[{b}, {i}, {j}] by "
                      f"{diff.max():.3g}: row {i} depends on the future. Mask before softmax, and "
                      "softmax each row (dim=-1)")
+        for t in range(1, T):  # row 0 is [1, 0, …] whatever its score
+            own = checked(outs[T + 1 + t], B, T)
+            if (own[:, t] - first[:, t]).abs().max() <= 1e-6:
+                fail(f"改动第 {t} 行自己（位置 0..{t}）的分数，第 {t} 行的权重却没有变：权重要由分数算出来",
+                     f"changing row {t}'s own scores (positions 0..{t}) did not change its "
+                     "weights: the weights must come from the scores")
 
 
 @public(2)
@@ -151,9 +162,13 @@ def test_jacobian(submission):
             fail(f"权重第 {t} 行对位置 {t} 之后的分数的导数是 {leak.max():.3g}：未来仍然渗进了过去",
                  f"row {t} of the weights has a derivative of {leak.max():.3g} with respect to "
                  f"scores of positions after {t}: the future still leaks into the past")
+    if J[T - 1, :, T - 1, :].abs().max() <= 1e-6:
+        fail("最后一行的权重对它自己那一行的分数的导数全为 0：权重要随分数变化（梯度要能传回去）",
+             "the last row of the weights has no derivative with respect to its own scores: the "
+             "weights must follow the scores (and let gradients through)")
 
 
-@public(1)
+@public(1, after=["test_rows_sum_to_one", "test_future_is_zero"])
 def test_built_yourself(submission):
     """the mask and softmax are written by hand, not by PyTorch's ready-made attention
     掩码和 softmax 是亲手写的，没有调用 PyTorch 现成的注意力"""

@@ -156,6 +156,11 @@ def test_jacobian(submission):
         fail(f"out[{t}] 对在它之后的 x[{s}] 的导数是 {leak[t, s]:.3g}：未来渗进了过去",
              f"out[{t}] has a derivative of {leak[t, s]:.3g} with respect to x[{s}], which comes "
              "after it: the future leaks into the past")
+    if leak[~future].min() <= 1e-6:
+        t, s = (leak == leak[~future].min()).nonzero()[0].tolist()
+        fail(f"out[{t}] 对 x[{s}] 的导数为 0，而位置 {s} 不在它之后：每个位置都要看到它自己和它之前的字",
+             f"out[{t}] has no derivative with respect to x[{s}], though position {s} is not "
+             "after it: each position must see itself and what came before it")
 
 
 @public(2)
@@ -183,9 +188,12 @@ def test_no_bias(submission):
             fail("输入全为 0 时输出不是 0：有一个层带了偏置；课文用的是 nn.Linear(n_embd, head_size, bias=False)",
                  "the output is not 0 for an all-zero input: a layer adds a bias; the lesson uses "
                  "nn.Linear(n_embd, head_size, bias=False)")
+        if checked(submission(forward, **sizes(shape)), shape).abs().max() <= 1e-6:
+            fail("随机输入时输出也全为 0：输出要由值向量加权求和得到",
+                 "the output is 0 for a random input too: it must be a weighted sum of the values")
 
 
-@public(2)
+@public(2, after=["test_causal_for_every_token", "test_first_position_sees_itself"])
 def test_vectorised(submission):
     """forward works on all positions at once, with no Python loop over them
     forward 一次处理所有位置，没有对位置的 Python 循环"""
@@ -207,7 +215,7 @@ def test_mask_is_not_trained(submission):
              "it is not trained")
 
 
-@public(1)
+@public(1, after=["test_causal_for_every_token", "test_first_position_sees_itself"])
 def test_built_yourself(submission):
     """the head is built by hand, not from PyTorch's ready-made attention
     注意力头是亲手搭的，没有调用 PyTorch 现成的注意力"""
