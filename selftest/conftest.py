@@ -1,10 +1,13 @@
-"""One batch grading of every fixture, shared by the grader's own tests.
+"""One grading of every fixture, shared by the grader's own tests.
 
-All the submissions (solutions, stubs, and every mistake, fair and broken fixture over a copy of
-the solutions) are laid out in a temporary folder and graded by one `grader.py --batch` run, as a
-course would grade a class: one torch import, the default time limits, a fixed seed.
+All the submissions (solutions, stubs, and every mistake, fair, broken and attack fixture laid over
+a copy of the solutions) are graded by `grader.py --batch` in a temporary copy of the repository,
+as a course would grade a class: one torch import, the default limits, a fixed seed. An attack that
+writes to disk can only harm the copy, and the tests then check that it did not even do that.
 """
+import hashlib
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -18,33 +21,81 @@ from fixtures import (MISTAKES, SOLUTIONS, fixture_dirs, materialise_files, mate
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = random.randrange(1, 1 << 31)  # fresh inputs every check, printed for replay
+SECRET = "GRADER_TEST_SECRET"  # put in the grader's environment; no worker may see it
+GRADER_FILES = ("grader.py", "pytest.ini", "grading", "tests", "solutions", "exercises")
 
 
 def run_grader(*args, cwd=ROOT, timeout=300, lang="en"):
     """grader.py in a subprocess, in a fixed language whatever the instructor's locale."""
-    return subprocess.run([sys.executable, str(ROOT / "grader.py"), *map(str, args), "--lang", lang],
-                          cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([sys.executable, str(Path(cwd) / "grader.py"), *map(str, args),
+                           "--lang", lang], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def copy_repository(target):
+    """The parts of the repository that grade, copied to `target`."""
+    for name in GRADER_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, target / name)
+    return target
+
+
+def fingerprint(folder):
+    """Every file of the grading code, by content."""
+    digests = {}
+    for name in ("grader.py", "pytest.ini", "grading", "tests", "solutions"):
+        for path in sorted([folder / name] if (folder / name).is_file()
+                           else (folder / name).rglob("*.py")):
+            digests[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests
+
+
+def processes_mentioning(text):
+    """Pids of live processes whose command line mentions text."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if text.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
 
 
 @pytest.fixture(scope="session")
-def graded(tmp_path_factory):
+def repository(tmp_path_factory):
+    """A temporary copy of the repository to grade in, and its fingerprint before any grading."""
+    copy = copy_repository(tmp_path_factory.mktemp("repository"))
+    return copy, fingerprint(copy)
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory, repository):
     """{submission name: record} for every fixture, plus 'solutions', 'stubs' and 'replay'."""
+    copy, _ = repository
     folder = tmp_path_factory.mktemp("submissions")
     shutil.copytree(SOLUTIONS, folder / "solutions")
     shutil.copytree(ROOT / "exercises", folder / "stubs")
     for mistake in MISTAKES:
         materialise_mistake(mistake, folder / mistake_id(mistake))
     materialise_mistake(MISTAKES[0], folder / "replay")  # the same mistake twice: same messages
-    for kind in ("fair", "broken"):
+    for kind in ("fair", "broken", "attack"):
         for fixture in fixture_dirs(kind):
             materialise_files(fixture, folder / fixture.name)
     # Two batches at once, one per core: the broken fixtures spend most of their time waiting.
     halves = [tmp_path_factory.mktemp("half") for _ in range(2)]
     for i, submission in enumerate(sorted(folder.iterdir())):
         submission.rename(halves[i % 2] / submission.name)
-    runs = [subprocess.Popen([sys.executable, str(ROOT / "grader.py"), "--batch", str(half),
+    environment = {**os.environ, SECRET: "hunter2"}
+    runs = [subprocess.Popen([sys.executable, str(copy / "grader.py"), "--batch", str(half),
                               "--json", str(half / "batch.json"), "--seed", str(SEED)],
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             cwd=copy, env=environment, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
             for half in halves]
     graded = {}
     for run, half in zip(runs, halves):

@@ -1,0 +1,87 @@
+"""Grading that cannot be fooled: each attack fixture gets exactly the points its code honestly
+earns, the other five exercises are graded as if it were not there, the grader's files are
+untouched, nothing it started outlives the run, and the results file holds the honest score."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import SECRET, SOLUTIONS, copy_repository, fingerprint, processes_mentioning
+from fixtures import SUBMISSIONS, exercise_of_fixture, fixture_dirs
+from grading.sandbox import landlock_abi
+
+# What each attacked exercise honestly earns: 0 for a wrong or absent answer; the points of what
+# its code does compute right otherwise.
+HONEST = {
+    "attack-ex1-sleepers": 10,  # right answer; its twenty sleepers must be gone
+    "attack-ex2-edit_tests": 0,
+    "attack-ex2-secrets": 0,  # right only if it found the secret
+    "attack-ex3-pickle_reduce": 2,  # its three layers are right nn.Linear(n_embd, head_size)
+    "attack-ex3-print_50mb": 2,  # its layers are right; its printing runs into the 64 MB cap
+    "attack-ex4-patch_comparisons": 0,
+    "attack-ex5-memory": 0,
+    "attack-ex5-tensor_subclass": 0,
+    "attack-ex6-import_solutions": 0,
+    "attack-ex6-results_file": 1,  # its trainable parameters are right (the mask is not one)
+}
+PICKLE_MARKER = "/tmp/grader-attack-pickle-ran"
+needs_landlock = pytest.mark.skipif(landlock_abi() < 6, reason="needs Landlock ABI 6 (Linux 6.12+)")
+
+
+def test_every_attack_has_an_honest_score():
+    assert sorted(HONEST) == [p.name for p in fixture_dirs("attack")]
+
+
+@needs_landlock
+@pytest.mark.parametrize("fixture", fixture_dirs("attack"), ids=lambda p: p.name)
+def test_attack_earns_only_its_honest_points(graded, fixture):
+    record = graded[fixture.name]
+    exercise = exercise_of_fixture(fixture)
+    scores = {name: (ex["score"], ex["max"]) for name, ex in record["exercises"].items()}
+    assert scores.pop(exercise)[0] == HONEST[fixture.name]
+    assert all(got == full for got, full in scores.values()), scores
+    assert record["seconds"] < 60
+
+
+@needs_landlock
+def test_the_grader_on_disk_is_untouched(graded, repository):
+    copy, before = repository
+    assert fingerprint(copy) == before
+
+
+def test_unpickling_never_ran(graded):
+    assert not os.path.exists(PICKLE_MARKER)
+
+
+def test_no_process_outlives_the_run(graded, repository):
+    copy, _ = repository
+    time.sleep(1)
+    assert not processes_mentioning(str(copy)) and not processes_mentioning("grader-attack")
+
+
+def test_printing_50_mb_is_cut(graded):
+    tests = graded["attack-ex3-print_50mb"]["exercises"]["ex3_qkv"]["tests"]
+    assert all(len(json.dumps(t)) < 20_000 for t in tests)
+
+
+@needs_landlock
+def test_results_file_holds_the_honest_score_after_exit(tmp_path):
+    """A single run, as CI runs it, with the attack that forges results.json in every way."""
+    copy = copy_repository(tmp_path)
+    shutil.rmtree(copy / "exercises")
+    shutil.copytree(SOLUTIONS, copy / "exercises")
+    shutil.copy(SUBMISSIONS / "attack-ex6-results_file" / "ex6_head.py", copy / "exercises")
+    results = copy / "results.json"
+    done = subprocess.run([sys.executable, "grader.py", "--json", str(results), "--lang", "en"],
+                          cwd=copy, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, SECRET: "hunter2"})
+    assert done.returncode == 1, done.stderr
+    time.sleep(2)  # the detached rewriter would have struck by now
+    data = json.loads(results.read_text())
+    assert data["score"] == 75 + HONEST["attack-ex6-results_file"], data["score"]
+    assert "forged" not in results.read_text()
+    assert not processes_mentioning(str(copy))
