@@ -12,6 +12,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -67,18 +68,17 @@ def processes_mentioning(text):
     return found
 
 
-@pytest.fixture(scope="session")
-def repository(tmp_path_factory):
-    """A temporary copy of the repository to grade in, and its fingerprint before any grading."""
-    copy = copy_repository(tmp_path_factory.mktemp("repository"))
-    return copy, fingerprint(copy)
+SLOW = ("loop", "slow")  # fixtures that spend seconds on purpose: spread over the two batches
+_batch = {}  # started when the session starts, so the other tests run while it grades
 
 
-@pytest.fixture(scope="session")
-def graded(tmp_path_factory, repository):
-    """{submission name: record} for every fixture, plus 'solutions', 'stubs' and 'replay'."""
-    copy, _ = repository
-    folder = tmp_path_factory.mktemp("submissions")
+def pytest_sessionstart(session):
+    """Lay out every submission and start grading it in a temporary copy of the repository."""
+    base = Path(tempfile.mkdtemp(prefix="grader-selftest-"))
+    (base / "repository").mkdir()
+    copy = copy_repository(base / "repository")
+    folder = base / "submissions"
+    folder.mkdir()
     shutil.copytree(SOLUTIONS, folder / "solutions")
     shutil.copytree(ROOT / "exercises", folder / "stubs")
     for mistake in MISTAKES:
@@ -87,18 +87,46 @@ def graded(tmp_path_factory, repository):
     for kind in ("fair", "broken", "attack"):
         for fixture in fixture_dirs(kind):
             materialise_files(fixture, folder / fixture.name)
-    # Two batches at once, one per core: the broken fixtures spend most of their time waiting.
-    halves = [tmp_path_factory.mktemp("half") for _ in range(2)]
-    for i, submission in enumerate(sorted(folder.iterdir())):
+    # Two batches at once, one per core, the slow fixtures dealt out between them.
+    halves = [base / "half-0", base / "half-1"]
+    for half in halves:
+        half.mkdir()
+    order = sorted(folder.iterdir(), key=lambda p: (not any(s in p.name for s in SLOW), p.name))
+    for i, submission in enumerate(order):
         submission.rename(halves[i % 2] / submission.name)
     environment = {**os.environ, SECRET: "hunter2"}
-    runs = [subprocess.Popen([sys.executable, str(copy / "grader.py"), "--batch", str(half),
-                              "--json", str(half / "batch.json"), "--seed", str(SEED)],
-                             cwd=copy, env=environment, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
-            for half in halves]
+    _batch.update(base=base, copy=copy, before=fingerprint(copy), halves=halves, runs=[
+        subprocess.Popen([sys.executable, str(copy / "grader.py"), "--batch", str(half),
+                          "--json", str(half / "batch.json"), "--seed", str(SEED)],
+                         cwd=copy, env=environment, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+        for half in halves])
+
+
+def pytest_sessionfinish(session):
+    for run in _batch.get("runs", []):
+        run.kill()
+        run.wait()
+    if "base" in _batch:
+        shutil.rmtree(_batch["base"], ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items):
+    """Tests that need the batch's results last: the rest run while it grades."""
+    items.sort(key=lambda item: "graded" in item.fixturenames)
+
+
+@pytest.fixture(scope="session")
+def repository():
+    """The temporary copy of the repository, and its fingerprint before any grading."""
+    return _batch["copy"], _batch["before"]
+
+
+@pytest.fixture(scope="session")
+def graded():
+    """{submission name: record} for every fixture, plus 'solutions', 'stubs' and 'replay'."""
     graded = {}
-    for run, half in zip(runs, halves):
+    for run, half in zip(_batch["runs"], _batch["halves"]):
         output = run.communicate(timeout=600)[0]
         assert run.returncode == 0, f"the batch run failed (seed {SEED}):\n{output}"
         graded.update(json.loads((half / "batch.json").read_text())["submissions"])
