@@ -128,7 +128,7 @@ def test_matches_reference(compare):
 
 def diagnose(probe):
     shape = SHAPES[0]
-    B, T, V, C = shape["B"], shape["T"], shape["vocab_size"], shape["n_embd"]
+    B, T, C = shape["B"], shape["T"], shape["n_embd"]
     got, _ = probe(embed, **sizes(shape))
     inputs = probe.inputs(draw, **sizes(shape))
     if isinstance(got, torch.Tensor) and tuple(got.shape) == (B * T, C):
