@@ -48,6 +48,8 @@ def parse(argv):
     parser.add_argument("--json", metavar="PATH", help="write results (Gradescope's format) here")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="time limit for one import or one call of your code (default 5)")
+    parser.add_argument("--pass-mark", type=float, default=None, metavar="POINTS",
+                        help="exit 0 from this many points on (default: full marks)")
     parser.add_argument("--memory", type=float, default=4.0, metavar="GIB",
                         help="memory one worker may take, in GiB (default 4)")
     parser.add_argument("--watch", action="store_true",
@@ -111,6 +113,8 @@ def main(argv=None):
             raise ValueError("--batch needs --json PATH for the results")
         if args.watch and (args.batch or args.json):
             raise ValueError("--watch grades one folder on the screen: no --batch or --json")
+        if args.pass_mark is not None and not 0 <= args.pass_mark <= 100:
+            raise ValueError("--pass-mark must be between 0 and 100 points")
         if not 0 < args.memory <= 64:
             raise ValueError("--memory must be more than 0 and at most 64 GiB")
         if args.timeout is not None and not 0 < args.timeout <= EXERCISE_BUDGET:
@@ -172,9 +176,16 @@ def run(args, folder, exercises, zygote):
         return watch(zygote, folder, seed, timeout, result, command, args.lang), None
     print(report.text(result, command, args.lang))
     results = report.gradescope(result, args.lang) if args.json else None
+    pass_mark = result.max_score if args.pass_mark is None else args.pass_mark
+    if os.environ.get("GITHUB_ACTIONS") == "true":  # a job summary and annotations
+        print("\n".join(report.github_annotations(result, args.lang)))
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as f:
+                f.write(report.github_summary(result, pass_mark, args.lang))
     if result.grading_errors:
         return USAGE_ERROR, results
-    return (0 if result.score == result.max_score else 1), results
+    return (0 if result.score >= pass_mark else 1), results
 
 
 def watch(zygote, folder, seed, timeout, result, command, lang):

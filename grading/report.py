@@ -188,3 +188,51 @@ def write_json(path, data):
         json.dump(data, f, ensure_ascii=False, indent=2)
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
+
+
+# -- GitHub Actions -------------------------------------------------------------------------------
+
+def _escape(text, property_value=False):
+    """GitHub workflow-command escaping (data, or a property value)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
+
+
+def github_annotations(grade, lang="en"):
+    """One ::error per failing exercise, on the learner's own line where their code raised."""
+    folder = display_path(grade.submission)
+    lines = []
+    for ex in grade.exercises:
+        failure = ex.first_failure
+        if failure is None:
+            continue
+        file, line = f"{folder}/{ex.exercise}.py", None
+        if failure.frames:
+            file, line = f"{folder}/{failure.frames[-1][0]}", failure.frames[-1][1]
+        where = f"file={_escape(file, True)}" + (f",line={line}" if line else "")
+        title = _escape(f"{ex.exercise} · {failure.name.render(lang)}", True)
+        message = failure.message.render(lang) if failure.message else ""
+        if ex.diagnosis is not None:
+            message += "\n→ " + (Bi("可能的原因：", "Likely cause: ") + ex.diagnosis.text).render(lang)
+        lines.append(f"::error {where},title={title}::{_escape(message)}")
+    return lines
+
+
+def github_summary(grade, pass_mark, lang="en"):
+    """The job summary: a markdown table of the exercises."""
+    passed = grade.score >= pass_mark
+    head = Bi(f"## 自注意力练习：{grade.score:g}/{grade.max_score:g}（及格线 {pass_mark:g}）"
+              + ("✅" if passed else "❌"),
+              f"## Self-attention exercises: {grade.score:g}/{grade.max_score:g} "
+              f"(pass mark {pass_mark:g}) " + ("✅" if passed else "❌"))
+    columns = Bi("| 练习 | 得分 | 状态 | 第一个没通过的检查 |", "| exercise | points | status | first failing check |")
+    rows = [head.render(lang), "", columns.render(lang), "|---|---|---|---|"]
+    for ex in grade.exercises:
+        failure = ex.first_failure
+        check = failure.name.render(lang) if failure is not None else ""
+        if failure is not None and failure.message:
+            check += ": " + failure.message.render(lang).splitlines()[0]
+        rows.append(f"| {ex.exercise} | {ex.score:g}/{ex.max_score:g} | {MARKS[ex.status]} "
+                    f"{STATUS[ex.status].render(lang)} | {check.replace('|', '∣')} |")
+    rows += ["", f"seed {grade.seed}", ""]
+    return "\n".join(rows)

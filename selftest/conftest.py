@@ -34,7 +34,8 @@ def run_grader(*args, cwd=ROOT, timeout=300, lang="en"):
 
 
 def copy_repository(target):
-    """The parts of the repository that grade, copied to `target`."""
+    """The parts of the repository that grade, copied to `target` (made if missing)."""
+    target.mkdir(parents=True, exist_ok=True)
     for name in GRADER_FILES:
         source = ROOT / name
         if source.is_dir():
@@ -75,7 +76,6 @@ _batch = {}  # started when the session starts, so the other tests run while it 
 def pytest_sessionstart(session):
     """Lay out every submission and start grading it in a temporary copy of the repository."""
     base = Path(tempfile.mkdtemp(prefix="grader-selftest-"))
-    (base / "repository").mkdir()
     copy = copy_repository(base / "repository")
     folder = base / "submissions"
     folder.mkdir()

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The grading step of grade.yml, runnable anywhere: grades exercises/ of the checkout it sits in.
+# In GitHub Actions (GITHUB_ACTIONS=true) the grader also writes the job summary and annotations.
+# PASS_MARK (default 100) and GRADER_LANG (default en) come from repository variables.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+python grader.py --json results.json --pass-mark "${PASS_MARK:-100}" --lang "${GRADER_LANG:-en}"
