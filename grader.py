@@ -46,6 +46,9 @@ def parse(argv):
                             "grader's own tests pass")
     parser.add_argument("--seed", type=int, help="replay the random inputs of an earlier run")
     parser.add_argument("--json", metavar="PATH", help="write results (Gradescope's format) here")
+    parser.add_argument("--csv", metavar="PATH", help="with --batch: the gradebook, one row each")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="with --batch: submissions graded at once (default: the cores)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="time limit for one import or one call of your code (default 5)")
     parser.add_argument("--pass-mark", type=float, default=None, metavar="POINTS",
@@ -109,8 +112,13 @@ def main(argv=None):
                                  "course")
         if not folder.is_dir():
             raise ValueError(f"{folder} is not a folder")
-        if args.batch and not args.json:
-            raise ValueError("--batch needs --json PATH for the results")
+        if args.batch and not (args.json or args.csv):
+            raise ValueError("--batch needs --csv PATH (or --json PATH) for the results")
+        if args.csv and not args.batch:
+            raise ValueError("--csv goes with --batch DIR")
+        if args.csv:
+            from grading.report import check_writable
+            check_writable(args.csv)
         if args.watch and (args.batch or args.json):
             raise ValueError("--watch grades one folder on the screen: no --batch or --json")
         if args.pass_mark is not None and not 0 <= args.pass_mark <= 100:
@@ -129,13 +137,18 @@ def main(argv=None):
 
     from grading.zygote import GradingError, Zygote
     # First: the zygote imports torch while this process does the same.
-    zygote = Zygote(ROOT, TESTS, memory=int(args.memory * 1024 ** 3))
+    zygote = Zygote(ROOT, TESTS, memory=int(args.memory * 1024 ** 3),
+                    clients=max(1, args.jobs) if args.batch else 1)
     try:
         code, results = run(args, folder, exercises, zygote)
         zygote.close()  # every worker, and all they started, is gone before results are written
-        if args.json and results is not None:
-            from grading.report import write_json
-            write_json(args.json, results)
+        if results is not None:
+            from grading.report import write_json, write_text
+            if args.json:
+                write_json(args.json, results)
+            if args.csv:
+                from grading.batch import csv_text
+                write_text(args.csv, csv_text(results["submissions"]))
         return code
     except KeyboardInterrupt:
         if args.watch:
@@ -159,11 +172,8 @@ def run(args, folder, exercises, zygote):
     timeout = args.timeout or CALL_TIMEOUT
     try:
         if args.batch:
-            records = {}
-            for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
-                records[sub.name] = report.record(grade(zygote, sub, seed, exercises,
-                                                        call_timeout=timeout))
-                print(f"{sub.name}: {records[sub.name]['total']:g}/{records[sub.name]['max']:g}")
+            from grading.batch import grade_all
+            records = grade_all(zygote, folder, seed, exercises, timeout, args.jobs)
             return 0, {"seed": seed, "submissions": records}
         result = grade(zygote, folder, seed, exercises, call_timeout=timeout)
     except SessionError as error:

@@ -3,14 +3,17 @@
 
     python bench/benchmark.py              medians of 5 runs each, interleaved
     python bench/benchmark.py --runs 9 --max-ratio 2.0
+    python bench/benchmark.py --batch 30   also: 30 submissions by --batch, against one run
 
 `import torch` is the floor of any grading run on this machine (~2 s here); the ratio makes the
 figure comparable across machines and loads. Exit status 1 when --max-ratio is given and exceeded.
 """
 import argparse
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,7 +37,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--max-ratio", type=float, default=None)
+    parser.add_argument("--batch", type=int, default=0, metavar="N",
+                        help="also time N copies of the solutions graded by --batch")
     args = parser.parse_args()
+    folder = None
+    if args.batch:
+        folder = Path(tempfile.mkdtemp(prefix="grader-bench-"))
+        for i in range(args.batch):
+            shutil.copytree(ROOT / "solutions", folder / f"submission-{i:03d}")
+        COMMANDS[f"--batch of {args.batch}"] = [
+            sys.executable, str(ROOT / "grader.py"), "--batch", str(folder),
+            "--csv", str(folder / "grades.csv")]
     for command in COMMANDS.values():  # warm the disk cache; not counted
         wall_time(command)
     times = {name: [] for name in COMMANDS}
@@ -47,6 +60,10 @@ def main():
               + " ".join(f"{t:.2f}" for t in ts))
     ratio = medians["grader.py --solutions"] / medians["import torch"]
     print(f"ratio grader / import torch: {ratio:.2f}")
+    if folder is not None:
+        batch = medians[f"--batch of {args.batch}"] / medians["grader.py --solutions"]
+        print(f"ratio --batch of {args.batch} / one run: {batch:.2f}")
+        shutil.rmtree(folder)
     if args.max_ratio is not None and ratio > args.max_ratio:
         print(f"over the limit of {args.max_ratio}")
         return 1

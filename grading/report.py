@@ -181,11 +181,15 @@ def check_writable(path):
 
 
 def write_json(path, data):
+    write_text(path, json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def write_text(path, text):
     """Write atomically: a reader never sees half a file."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=".results-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False, indent=2)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
 

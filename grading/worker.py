@@ -6,13 +6,15 @@ waits. For each exercise the judge asks it to fork a *worker*. The worker leaves
 session, redirects its output to a private file, imports the one exercise module of the submission
 and then runs scenarios on it, one request at a time, over a socket that goes straight to the judge.
 
-Run as a script by grading.judge: python -I grading/worker.py ROOT TESTS_DIR CONTROL_FD
+Run as a script by grading.zygote: python -I grading/worker.py ROOT TESTS_DIR CONTROL_FD[,FD…]
 """
+import gc
 import importlib
 import importlib.machinery
 import importlib.util
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -24,9 +26,10 @@ OUTPUT_LIMIT = 2000  # characters of captured output sent back per call
 
 # -- the zygote -----------------------------------------------------------------------------------
 
-def zygote_main(root, tests_dir, control_fd):
+def zygote_main(root, tests_dir, control_fds):
+    """Serve fork requests on each control connection (one per judge) until all are closed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
-    control = socket.socket(fileno=control_fd)
+    controls = [socket.socket(fileno=fd) for fd in control_fds]
     sys.path.insert(0, root)
     sys.path.insert(0, tests_dir)
     import torch  # noqa: F401  (the expensive import, done once for every worker)
@@ -40,39 +43,52 @@ def zygote_main(root, tests_dir, control_fd):
     # imports neither the repository's exercises/ nor solutions/ by an absolute import.
     sys.path.remove(root)
     sys.path.remove(tests_dir)
+    # Every object so far is permanent: collections in the workers skip them, and do not touch
+    # (and so copy) their pages after fork.
+    gc.freeze()
     children = set()
-    _control_send(control, {"ready": True, "pid": os.getpid()})
-    while True:
-        try:
-            request = _control_recv(control)
-        except (EOFError, OSError):
-            break
-        op = request.get("op")
-        if op == "spawn":
-            judge_end, worker_end = socket.socketpair()
-            pid = os.fork()
-            if pid == 0:
-                try:
-                    control.close()
-                    judge_end.close()
-                    _worker_main(worker_end, request["package_dir"], request["module"],
-                                 request["workdir"], request["memory"])
-                finally:
-                    os._exit(0)
-            worker_end.close()
-            children.add(pid)
-            socket.send_fds(control, [json.dumps({"pid": pid}).encode()], [judge_end.fileno()])
-            judge_end.close()
-        elif op == "reap":
-            pid = request["pid"]
-            _kill_group(pid)
-            status = _reap(pid, children)
-            sandbox.sweep_orphans(keep=children)  # what it left behind, even in new sessions
-            _control_send(control, {"pid": pid, "status": status})
+    for control in controls:
+        _control_send(control, {"ready": True, "pid": os.getpid()})
+    while controls:
+        for control in select.select(controls, [], [])[0]:
+            try:
+                request = _control_recv(control)
+            except (EOFError, OSError, ValueError):
+                controls.remove(control)
+                control.close()
+                continue
+            _serve(request, control, controls, children)
     for pid in children:
         _kill_group(pid)
     sandbox.sweep_orphans()  # every worker and everything they started
     os._exit(0)  # nothing to flush or save; a normal teardown of torch costs half a second
+
+
+def _serve(request, control, controls, children):
+    from grading import sandbox
+    op = request.get("op")
+    if op == "spawn":
+        judge_end, worker_end = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for other in controls:
+                    other.close()
+                judge_end.close()
+                _worker_main(worker_end, request["package_dir"], request["module"],
+                             request["workdir"], request["memory"])
+            finally:
+                os._exit(0)
+        worker_end.close()
+        children.add(pid)
+        socket.send_fds(control, [json.dumps({"pid": pid}).encode()], [judge_end.fileno()])
+        judge_end.close()
+    elif op == "reap":
+        pid = request["pid"]
+        _kill_group(pid)
+        status = _reap(pid, children)
+        sandbox.sweep_orphans(keep=children)  # what it left behind, even in new sessions
+        _control_send(control, {"pid": pid, "status": status})
 
 
 def _reap(pid, children):
@@ -222,4 +238,4 @@ def _capture_output(workdir):
 
 
 if __name__ == "__main__":
-    zygote_main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    zygote_main(sys.argv[1], sys.argv[2], [int(fd) for fd in sys.argv[3].split(",")])

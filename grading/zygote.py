@@ -31,20 +31,33 @@ def minimal_environment(home):
 class Zygote:
     """A clean interpreter with torch imported, from which workers are forked."""
 
-    def __init__(self, root, tests_dir, memory=MEMORY_CAP):
+    def __init__(self, root, tests_dir, memory=MEMORY_CAP, clients=1):
+        """`clients` control connections: one per judge process that will use this zygote."""
         self.memory = memory
         self.tmp = tempfile.mkdtemp(prefix="grader-")
         self._count = 0
-        self.control, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(clients)]
+        self.controls = [judge_end for judge_end, _ in pairs]
+        self.control = self.controls[0]
+        child_fds = [child_end.fileno() for _, child_end in pairs]
         self.log_path = os.path.join(self.tmp, "zygote.log")
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-I", str(WORKER_SCRIPT), str(root), str(tests_dir),
-                 str(child_end.fileno())],
-                pass_fds=[child_end.fileno()], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                 ",".join(map(str, child_fds))],
+                pass_fds=child_fds, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                 env=minimal_environment(self.tmp), cwd=self.tmp)
-        child_end.close()
+        for _, child_end in pairs:
+            child_end.close()
         self._ready = False
+
+    def become_client(self, index):
+        """In a forked judge: use control connection `index` and let go of the others."""
+        self.control = self.controls[index]
+        for i, control in enumerate(self.controls):
+            if i != index:
+                control.close()
+        self.controls = [self.control]
 
     def _request(self, message, timeout=30):
         self.control.settimeout(timeout)
@@ -81,7 +94,7 @@ class Zygote:
         """Fork a worker for one exercise module; returns (pid, socket to it)."""
         self.wait_ready()
         self._count += 1
-        workdir = os.path.join(self.tmp, f"worker-{self._count}")
+        workdir = os.path.join(self.tmp, f"worker-{os.getpid()}-{self._count}")
         reply, fds = self._request({"op": "spawn", "package_dir": str(package_dir),
                                     "module": module, "workdir": workdir,
                                     "memory": self.memory})
@@ -100,7 +113,8 @@ class Zygote:
 
     def close(self):
         try:
-            self.control.close()
+            for control in self.controls:
+                control.close()
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
