@@ -10,6 +10,8 @@
     python grader.py hint 5 [LEVEL]  a hint for exercise 5 (a nudge, then the lesson's step)
     python grader.py --lang zh|en    the report's language (default: from LC_ALL / LANG)
     python grader.py --check         the repository's own test, for instructors
+    python grader.py --batch DIR --csv grades.csv   a class's gradebook, one subfolder each
+    python grader.py release OUT     the student copy: no solutions, no fixtures
 
 Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run.
 """
@@ -62,16 +64,22 @@ def parse(argv):
     parser.add_argument("--remember", action="store_true",
                         help="with hint: remember the level shown, so the next call goes on")
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "release":
+        if len(argv) != 2:
+            parser.error("release needs one folder: python grader.py release OUT")
+        args = parser.parse_args([])
+        args.release, args.hint = argv[1], False
+        return args
     if argv and argv[0] == "hint":
         args = parser.parse_args(argv[1:])
         if args.exercise is None:
             parser.error("hint needs an exercise: python grader.py hint 5")
-        args.hint = True
+        args.hint, args.release = True, None
         return args
     args = parser.parse_args(argv)
     if args.level is not None:
         parser.error(f"unrecognized arguments: {args.level}")
-    args.hint = False
+    args.hint, args.release = False, None
     return args
 
 
@@ -96,8 +104,22 @@ def main(argv=None):
             return USAGE_ERROR
         return 0
     if args.check:
+        if not (ROOT / "selftest").is_dir():
+            print("grader.py: --check is the instructor's tool; this copy has no selftest/",
+                  file=sys.stderr)
+            return USAGE_ERROR
         from grading.check import check
         return check()
+    if args.release:
+        from grading.release import release
+        try:
+            out = release(args.release)
+        except (ValueError, OSError) as error:
+            print(f"grader.py: {error}", file=sys.stderr)
+            return USAGE_ERROR
+        print(f"Student copy written to {out}: no solutions/, no selftest/. Publish it (e.g. as a "
+              "GitHub Classroom template) and set SOLUTIONS_REPO and SOLUTIONS_TOKEN there.")
+        return 0
     try:
         if args.hint:
             from grading.hints import show

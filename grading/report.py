@@ -90,13 +90,6 @@ def text(grade, command="python grader.py", lang="en"):
                            + ("；" if lang == "zh" else "; ").join(others[:3])
                            + (Bi(f"；另有 {rest} 项", f"; and {rest} more").render(lang)
                               if rest > 0 else ""))
-        skipped = [r for r in ex.results if r.status == "skipped"]
-        if skipped:
-            points = f"{sum(r.points for r in skipped):g}"
-            out.append("      " + Bi(
-                f"{len(skipped)} 个隐藏检查（{points} 分）要与参考答案比较，在课程的 CI 里运行",
-                f"{len(skipped)} hidden check(s) ({points} points) compare with the solutions and "
-                "run in the course's CI").render(lang))
     out.append("")
     if len(grade.exercises) == len(SECTIONS):
         out.append(progress_line(grade, folder, lang))
@@ -104,6 +97,11 @@ def text(grade, command="python grader.py", lang="en"):
                   f"{grade.seed} 可以重放这次的输入）· {grade.seconds:.1f} 秒",
                   f" Total {grade.score:g}/{grade.max_score:g} · seed {grade.seed} (add --seed "
                   f"{grade.seed} to replay this run) · {grade.seconds:.1f} s").render(lang))
+    if grade.hidden_points:
+        hidden = f"{grade.hidden_points:g}"
+        out.append(Bi(f" 这份副本里没有参考答案：另外 {hidden} 分的隐藏检查会在课程的 CI 里，拿你的输出和参考答案比较。",
+                      f" This copy has no solutions: {hidden} more points of hidden checks compare "
+                      "your outputs with them in the course's CI.").render(lang))
     todo = next((ex for ex in grade.exercises if ex.score < ex.max_score), None)
     graded = ", ".join(e.exercise for e in grade.exercises)
     if todo is None and len(grade.exercises) < len(SECTIONS):

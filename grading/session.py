@@ -43,7 +43,12 @@ class ExerciseGrade:
 
     @property
     def max_score(self):
-        return sum(r.points for r in self.results)
+        """Points of the checks that ran: a copy without the solutions runs no hidden check."""
+        return sum(r.points for r in self.results if r.status != "skipped")
+
+    @property
+    def hidden_points(self):
+        return sum(r.points for r in self.results if r.status == "skipped")
 
     @property
     def status(self):
@@ -73,6 +78,10 @@ class Grade:
     @property
     def max_score(self):
         return sum(e.max_score for e in self.exercises)
+
+    @property
+    def hidden_points(self):
+        return sum(e.hidden_points for e in self.exercises)
 
     @property
     def grading_errors(self):

@@ -97,7 +97,8 @@ def pytest_sessionstart(session):
     environment = {**os.environ, SECRET: "hunter2"}
     _batch.update(base=base, copy=copy, before=fingerprint(copy), halves=halves, runs=[
         subprocess.Popen([sys.executable, str(copy / "grader.py"), "--batch", str(half),
-                          "--json", str(half / "batch.json"), "--seed", str(SEED)],
+                          "--json", str(half / "batch.json"), "--seed", str(SEED),
+                          "--jobs", "1"],
                          cwd=copy, env=environment, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
         for half in halves])
