@@ -98,7 +98,7 @@ def pytest_sessionstart(session):
     _batch.update(base=base, copy=copy, before=fingerprint(copy), halves=halves, runs=[
         subprocess.Popen([sys.executable, str(copy / "grader.py"), "--batch", str(half),
                           "--json", str(half / "batch.json"), "--seed", str(SEED),
-                          "--jobs", "1"],
+                          "--csv", str(half / "grades.csv"), "--jobs", "1"],
                          cwd=copy, env=environment, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
         for half in halves])
@@ -121,6 +121,12 @@ def pytest_collection_modifyitems(items):
 def repository():
     """The temporary copy of the repository, and its fingerprint before any grading."""
     return _batch["copy"], _batch["before"]
+
+
+@pytest.fixture(scope="session")
+def gradebooks(graded):
+    """The CSV gradebooks the two batches wrote, as text."""
+    return [(half / "grades.csv").read_text() for half in _batch["halves"]]
 
 
 @pytest.fixture(scope="session")

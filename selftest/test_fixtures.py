@@ -109,3 +109,19 @@ def test_every_check_catches_a_catalogued_mistake(graded):
 
 def test_same_seed_same_report(graded):
     assert graded["replay"]["exercises"] == graded[mistake_id(MISTAKES[0])]["exercises"]
+
+
+def test_gradebook_rows_hold_each_expected_total(graded, gradebooks):
+    import csv
+    rows = [row for text in gradebooks for row in csv.DictReader(text.splitlines())]
+    for text in gradebooks:
+        names = [row["name"] for row in csv.DictReader(text.splitlines())]
+        assert names == sorted(names)
+    by_name = {row["name"]: row for row in rows}
+    assert set(by_name) == set(graded)
+    for name, record in graded.items():
+        row = by_name[name]
+        assert float(row["total"]) == record["total"] and row["status"] == "graded"
+        assert sum(float(row[ex]) for ex in POINTS) == record["total"]
+    assert float(by_name["solutions"]["total"]) == 100 and float(by_name["stubs"]["total"]) == 0
+    assert all(float(by_name[p.name]["total"]) == 100 for p in fixture_dirs("fair"))
