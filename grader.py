@@ -12,6 +12,7 @@
     python grader.py --check         the repository's own test, for instructors
     python grader.py --batch DIR --csv grades.csv   a class's gradebook, one subfolder each
     python grader.py release OUT     the student copy: no solutions, no fixtures
+    python grader.py demo            train a tiny model with your head and see where it attends
 
 Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run.
 """
@@ -64,22 +65,28 @@ def parse(argv):
     parser.add_argument("--remember", action="store_true",
                         help="with hint: remember the level shown, so the next call goes on")
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "demo":
+        args = parser.parse_args(argv[1:])
+        if args.exercise is not None:
+            parser.error("demo takes no exercise: python grader.py demo")
+        args.demo, args.hint, args.release = True, False, None
+        return args
     if argv and argv[0] == "release":
         if len(argv) != 2:
             parser.error("release needs one folder: python grader.py release OUT")
         args = parser.parse_args([])
-        args.release, args.hint = argv[1], False
+        args.release, args.hint, args.demo = argv[1], False, False
         return args
     if argv and argv[0] == "hint":
         args = parser.parse_args(argv[1:])
         if args.exercise is None:
             parser.error("hint needs an exercise: python grader.py hint 5")
-        args.hint, args.release = True, None
+        args.hint, args.release, args.demo = True, None, False
         return args
     args = parser.parse_args(argv)
     if args.level is not None:
         parser.error(f"unrecognized arguments: {args.level}")
-    args.hint, args.release = False, None
+    args.hint, args.release, args.demo = False, None, False
     return args
 
 
@@ -162,6 +169,9 @@ def main(argv=None):
     zygote = Zygote(ROOT, TESTS, memory=int(args.memory * 1024 ** 3),
                     clients=max(1, args.jobs) if args.batch else 1)
     try:
+        if args.demo:
+            from grading.demo import main as demo
+            return demo(zygote, folder, args.seed, args.lang)
         code, results = run(args, folder, exercises, zygote)
         zygote.close()  # every worker, and all they started, is gone before results are written
         if results is not None:

@@ -67,7 +67,8 @@ def describe_exit(status, during):
 class ExerciseWorker:
     """The worker of one exercise of one submission, with the failure policy above."""
 
-    def __init__(self, zygote, package_dir, module, call_timeout):
+    def __init__(self, zygote, package_dir, module, call_timeout, budget=EXERCISE_BUDGET):
+        self.budget = budget  # seconds of the submission's own time, imports included
         self.zygote = zygote
         self.package_dir = package_dir
         self.module = module
@@ -161,19 +162,19 @@ class ExerciseWorker:
                 + raised_text(error), error=error))
 
     def _time_left(self):
-        left = EXERCISE_BUDGET - self.spent
+        left = self.budget - self.spent
         if left <= 0.05:
             raise self._end_sticky(WorkerFailure("timeout", Bi(
-                f"你的代码用完了这个练习的 {EXERCISE_BUDGET:g} 秒，被停止了：参考答案只需要远不到一秒（循环跑得太久？）",
-                f"your code has used up this exercise's {EXERCISE_BUDGET:g} s and was stopped: "
+                f"你的代码用完了这个练习的 {self.budget:g} 秒，被停止了：参考答案只需要远不到一秒（循环跑得太久？）",
+                f"your code has used up this exercise's {self.budget:g} s and was stopped: "
                 "the solution needs well under a second (a loop that runs too long?)")))
         return min(self.call_timeout, left)
 
     def _timeout_failure(self, timeout, doing, guess):
         if timeout < self.call_timeout:
             return WorkerFailure("timeout", Bi(
-                f"{doing.zh}用完了这个练习的 {EXERCISE_BUDGET:g} 秒，被停止了（{guess.zh}）",
-                f"{doing.en} used up this exercise's {EXERCISE_BUDGET:g} s and was stopped "
+                f"{doing.zh}用完了这个练习的 {self.budget:g} 秒，被停止了（{guess.zh}）",
+                f"{doing.en} used up this exercise's {self.budget:g} s and was stopped "
                 f"({guess.en})"))
         return WorkerFailure("timeout", Bi(
             f"{doing.zh}超过了 {timeout:g} 秒，被停止了（{guess.zh}）",

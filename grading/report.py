@@ -118,6 +118,10 @@ def text(grade, command="python grader.py", lang="en"):
                       f" Next: {todo.exercise} ({zh} · {en}) — edit {folder}/{todo.exercise}.py, "
                       f"then run {command} {number}; stuck? python grader.py hint {number}")
                    .render(lang))
+    if any(ex.exercise == "ex6_head" and ex.status == "done" for ex in grade.exercises):
+        out.append(Bi(" 看它工作：python grader.py demo 用你的注意力头训练一个小模型，并画出它在看哪里。",
+                      " See it work: python grader.py demo trains a tiny model with your head and "
+                      "shows where it looks.").render(lang))
     return "\n".join(out)
 
 

@@ -39,6 +39,7 @@ def zygote_main(root, tests_dir, control_fds):
     for name in sorted(os.listdir(tests_dir)):
         if name.startswith("test_") and name.endswith(".py"):
             importlib.import_module(name[:-3])  # scenarios live in the test modules
+    import grading.demo  # noqa: F401  (the demo's training runs in a worker too)
     # Everything the workers need is imported: the repository leaves the path, so that a submission
     # imports neither the repository's exercises/ nor solutions/ by an absolute import.
     sys.path.remove(root)

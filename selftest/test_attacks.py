@@ -76,10 +76,11 @@ def test_results_file_holds_the_honest_score_after_exit(tmp_path):
     shutil.copytree(SOLUTIONS, copy / "exercises")
     shutil.copy(SUBMISSIONS / "attack-ex6-results_file" / "ex6_head.py", copy / "exercises")
     results = copy / "results.json"
-    done = subprocess.run([sys.executable, "grader.py", "--json", str(results), "--lang", "en"],
+    done = subprocess.run([sys.executable, "grader.py", "--json", str(results), "--lang", "en",
+                           "--pass-mark", "70"],
                           cwd=copy, capture_output=True, text=True, timeout=120,
                           env={**os.environ, SECRET: "hunter2"})
-    assert done.returncode == 1, done.stderr
+    assert done.returncode == 0, done.stderr  # 76 points pass a mark of 70
     time.sleep(2)  # the detached rewriter would have struck by now
     data = json.loads(results.read_text())
     assert data["score"] == 75 + HONEST["attack-ex6-results_file"], data["score"]

@@ -25,7 +25,7 @@ def test_grading_step_summary_annotations_and_pass_mark(tmp_path):
     shutil.rmtree(copy / "exercises")
     materialise_mistake(MISTAKE, copy / "exercises")
     script = copy / ".github" / "scripts" / "grade.sh"
-    for pass_mark, status in (("100", 1), ("80", 0)):
+    for pass_mark, status in (("95", 1),):  # passing a lower mark: test_attacks' single run
         env, summary, _ = actions_environment(tmp_path, PASS_MARK=pass_mark)
         done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True,
                               timeout=120)
