@@ -243,7 +243,8 @@ def watch(zygote, folder, seed, timeout, result, command, lang):
         print("\033[2J\033[H", end="")  # clear the screen
         print(report.text(result, command, lang))
         print(Bi("\n 正在监视 {0}/：保存文件就会重新打分；按 Ctrl-C 退出".format(folder),
-                 f"\n Watching {folder}/: save a file to regrade it; Ctrl-C to quit").render(lang))
+                 f"\n Watching {folder}/: save a file to regrade it; Ctrl-C to quit").render(lang),
+              flush=True)  # a whole screen, even into a pipe
         while True:
             time.sleep(0.3)
             now = mtimes()

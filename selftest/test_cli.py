@@ -84,6 +84,7 @@ def test_watch_regrades_a_saved_file_and_quits_on_ctrl_c(tmp_path):
     import signal
     import subprocess
     import sys
+    import threading
     import time
 
     from conftest import ROOT
@@ -92,15 +93,27 @@ def test_watch_regrades_a_saved_file_and_quits_on_ctrl_c(tmp_path):
     watcher = subprocess.Popen([sys.executable, str(ROOT / "grader.py"), "--submission", folder,
                                 "--watch", "--lang", "en"], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+    seen = []
+    reader = threading.Thread(target=lambda: seen.extend(iter(watcher.stdout.readline, "")))
+    reader.start()
+
+    def wait_for(count, limit=60):  # the screens shown so far, once there are `count` of them
+        deadline = time.monotonic() + limit
+        while "".join(seen).count("Watching") < count and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return "".join(seen).count("Watching")
+
     try:
-        time.sleep(4)  # torch imported and the first table shown
+        assert wait_for(1) == 1, "".join(seen)
+        time.sleep(0.5)  # a save after the watcher took its snapshot
         shutil.copy(ROOT / "solutions" / "ex1_embedding.py", folder / "ex1_embedding.py")
-        time.sleep(3)
+        assert wait_for(2) == 2, "".join(seen)
         watcher.send_signal(signal.SIGINT)
-        out, err = watcher.communicate(timeout=20)
+        err = watcher.communicate(timeout=20)[1]
     finally:
         watcher.kill()
+        reader.join(timeout=5)
     assert watcher.returncode == 0 and "Traceback" not in err, err
-    screens = out.split("\033[2J\033[H")[1:]
-    assert len(screens) == 2, out
+    screens = "".join(seen).split("\033[2J\033[H")[1:]
+    assert len(screens) == 2
     assert "Total 0/100" in screens[0] and "Total 10/100" in screens[1]
