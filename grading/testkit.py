@@ -59,6 +59,14 @@ def linear_weight(generator, n_in, n_out):
     return randn(generator, n_out, n_in) * n_in ** -0.5
 
 
+def draw_qkv(gen, B, T, n_embd, head_size):
+    """Inputs for exercises 3 and 6, in a fixed order: the query, key and value weights, then x."""
+    return {"query": linear_weight(gen, n_embd, head_size),
+            "key": linear_weight(gen, n_embd, head_size),
+            "value": linear_weight(gen, n_embd, head_size),
+            "x": randn(gen, B, T, n_embd)}
+
+
 def set_linear(module, name, weight):
     """Copy weight into module.<name>.weight, which must be an nn.Linear(n_embd, head_size)'s."""
     n_out, n_in = weight.shape

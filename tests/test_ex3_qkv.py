@@ -5,7 +5,7 @@ import torch
 
 from grading.i18n import Bi
 from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_sequence, \
-    expect_tensor, fail, hidden, linear_weight, public, randn, set_linear
+    draw_qkv, expect_tensor, fail, hidden, public, set_linear
 
 NAMES = ("q", "k", "v")
 HINTS = [
@@ -25,11 +25,7 @@ HINTS = [
 
 # -- scenarios ------------------------------------------------------------------------------------
 
-def draw(gen, B, T, n_embd, head_size):
-    return {"query": linear_weight(gen, n_embd, head_size),
-            "key": linear_weight(gen, n_embd, head_size),
-            "value": linear_weight(gen, n_embd, head_size),
-            "x": randn(gen, B, T, n_embd)}
+draw = draw_qkv
 
 
 def project(ex, gen, B, T, n_embd, head_size, zero_input=False):

@@ -6,7 +6,7 @@ import torch.nn as nn
 
 from grading.i18n import Bi
 from grading.testkit import SHAPES, Diagnosis, close, count_torch_calls, expect_built_yourself, \
-    expect_close, expect_same_calls, expect_tensor, fail, hidden, linear_weight, public, randn, \
+    draw_qkv, expect_close, expect_same_calls, expect_tensor, fail, hidden, public, randn, \
     set_linear, shortcut_diagnosis
 
 OUT_NAMES = ("B", "T", "head_size")
@@ -30,12 +30,7 @@ HINTS = [
 
 # -- scenarios ------------------------------------------------------------------------------------
 
-def draw(gen, B, T, n_embd, head_size):
-    """The test's inputs, in a fixed order: the three layers' weights, then x."""
-    return {"query": linear_weight(gen, n_embd, head_size),
-            "key": linear_weight(gen, n_embd, head_size),
-            "value": linear_weight(gen, n_embd, head_size),
-            "x": randn(gen, B, T, n_embd)}
+draw = draw_qkv
 
 
 def build(ex, inputs, n_embd, head_size, block_size):
