@@ -17,7 +17,7 @@ import time
 from grading import protocol
 from grading.i18n import Bi
 from grading.session import EXERCISE_BUDGET
-from grading.zygote import GradingError  # noqa: F401  (re-exported for the plugin)
+from grading.zygote import GradingError
 
 MAX_RESTARTS = 3
 OUTPUT_SHOWN = 4000  # characters of a test's printed output kept and shown
