@@ -192,6 +192,19 @@ class GradingPlugin:
                 self.zygote, self.submission_dir, exercise, self.call_timeout)
         return self.workers[exercise]
 
+    def reference_output(self, exercise, scenario, params, seed):
+        """The solution's output for a scenario; the same for every submission of a batch (same
+        seed, same test, same call), so it is kept for the life of the process."""
+        reference = self.reference_module(exercise)
+        if reference is None:
+            pytest.skip("hidden case without the solutions")
+        key = (exercise, scenario.__module__, scenario.__qualname__, repr(sorted(params.items())),
+               seed)
+        if key not in _REFERENCE_OUTPUTS:
+            _REFERENCE_OUTPUTS[key] = scenario(reference, torch.Generator().manual_seed(seed),
+                                               **params)
+        return _REFERENCE_OUTPUTS[key]
+
     def reference_module(self, exercise):
         """The solution's module for an exercise, or None in a copy without the solutions."""
         if self.reference_dir is None or not (self.reference_dir / f"{exercise}.py").exists():
@@ -215,10 +228,7 @@ class GradingPlugin:
 
         def run(scenario, **params):
             seed = seed_for(self.seed, request.node.nodeid, next(counter))
-            reference = self.reference_module(exercise)
-            if reference is None:
-                pytest.skip("hidden case without the solutions")
-            want = scenario(reference, torch.Generator().manual_seed(seed), **params)
+            want = self.reference_output(exercise, scenario, params, seed)
             got = self._worker(exercise).call(scenario, params, seed)
             return got, want
         return run
@@ -243,10 +253,9 @@ class Probe:
         self.last_seed = seed_for(self.plugin.seed, f"{self.exercise}::diagnose", self.calls)
         self.calls += 1
         got = self.plugin._worker(self.exercise).call(scenario, params, self.last_seed)
-        reference = self.plugin.reference_module(self.exercise)
-        want = None if reference is None else scenario(
-            reference, torch.Generator().manual_seed(self.last_seed), **params)
-        return got, want
+        if self.plugin.reference_module(self.exercise) is None:
+            return got, None
+        return got, self.plugin.reference_output(self.exercise, scenario, params, self.last_seed)
 
     def inputs(self, draw, **params):
         return draw(torch.Generator().manual_seed(self.last_seed), **params)
@@ -269,6 +278,7 @@ class SubmissionRunner:
         return draw(torch.Generator().manual_seed(self.last_seed), **params)
 
 
+_REFERENCE_OUTPUTS = {}  # see GradingPlugin.reference_output
 HIDDEN_SKIPPED = Bi("隐藏检查：它要与参考答案比较，只在有参考答案的地方（课程的 CI）运行",
                     "hidden case: it compares with the solutions, which are only where the "
                     "course grades (its CI)")

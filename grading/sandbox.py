@@ -127,7 +127,16 @@ def become_subreaper():
 
 
 def children_of(pid):
-    """Pids whose parent is `pid`, from /proc."""
+    """Pids whose parent is `pid`, from /proc (its own children lists where the kernel has them)."""
+    tasks = f"/proc/{pid}/task"
+    try:
+        found = []
+        for task in os.listdir(tasks):
+            with open(f"{tasks}/{task}/children") as children:
+                found += [int(child) for child in children.read().split()]
+        return found
+    except OSError:
+        pass  # no CONFIG_PROC_CHILDREN: scan every process
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
