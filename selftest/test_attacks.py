@@ -3,15 +3,12 @@ earns, the other five exercises are graded as if it were not there, the grader's
 untouched, nothing it started outlives the run, and the results file holds the honest score."""
 import json
 import os
-import shutil
-import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import SECRET, SOLUTIONS, copy_repository, fingerprint, processes_mentioning
-from fixtures import SUBMISSIONS, exercise_of_fixture, fixture_dirs
+from conftest import fingerprint, processes_mentioning
+from fixtures import exercise_of_fixture, fixture_dirs
 from grading.sandbox import landlock_abi
 
 # What each attacked exercise honestly earns: 0 for a wrong or absent answer; the points of what
@@ -68,21 +65,4 @@ def test_printing_50_mb_is_cut(graded):
     assert all(len(json.dumps(t)) < 20_000 for t in tests)
 
 
-@needs_landlock
-def test_results_file_holds_the_honest_score_after_exit(tmp_path):
-    """A single run, as CI runs it, with the attack that forges results.json in every way."""
-    copy = copy_repository(tmp_path)
-    shutil.rmtree(copy / "exercises")
-    shutil.copytree(SOLUTIONS, copy / "exercises")
-    shutil.copy(SUBMISSIONS / "attack-ex6-results_file" / "ex6_head.py", copy / "exercises")
-    results = copy / "results.json"
-    done = subprocess.run([sys.executable, "grader.py", "--json", str(results), "--lang", "en",
-                           "--pass-mark", "70"],
-                          cwd=copy, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, SECRET: "hunter2"})
-    assert done.returncode == 0, done.stderr  # 76 points pass a mark of 70
-    time.sleep(2)  # the detached rewriter would have struck by now
-    data = json.loads(results.read_text())
-    assert data["score"] == 75 + HONEST["attack-ex6-results_file"], data["score"]
-    assert "forged" not in results.read_text()
-    assert not processes_mentioning(str(copy))
+# The results-file attack in a single run, as CI grades a pull request: test_ci.py.

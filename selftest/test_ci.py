@@ -4,11 +4,10 @@ import json
 import os
 import shutil
 import subprocess
+import time
 
-from conftest import ROOT, copy_repository
-from fixtures import MISTAKES, materialise_mistake, mistake_id
-
-MISTAKE = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
+from conftest import ROOT, SOLUTIONS, copy_repository, processes_mentioning
+from fixtures import SUBMISSIONS
 
 
 def actions_environment(tmp_path, **more):
@@ -19,24 +18,27 @@ def actions_environment(tmp_path, **more):
             "GITHUB_OUTPUT": str(output), **more}, summary, output
 
 
-def test_grading_step_summary_annotations_and_pass_mark(tmp_path):
+def test_grading_step_under_attack_summary_annotations_and_pass_mark(tmp_path):
+    """The step as CI runs it, on a submission whose ex6 forges results.json every way it can:
+    the summary, the annotation on the learner's file, the pass mark, and an honest results.json
+    that stays honest after the run, with nothing left running."""
     copy = copy_repository(tmp_path / "repository")
     shutil.copytree(ROOT / ".github", copy / ".github")
     shutil.rmtree(copy / "exercises")
-    materialise_mistake(MISTAKE, copy / "exercises")
-    script = copy / ".github" / "scripts" / "grade.sh"
-    for pass_mark, status in (("95", 1),):  # passing a lower mark: test_attacks' single run
-        env, summary, _ = actions_environment(tmp_path, PASS_MARK=pass_mark)
-        done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True,
-                              timeout=120)
-        assert done.returncode == status, done.stdout + done.stderr
-        score = json.loads((copy / "results.json").read_text())["score"]
-        table = summary.read_text()
-        assert f"{score:g}/100 (pass mark {pass_mark})" in table
-        assert "| ex5_causal_mask |" in table and "| ex1_embedding | 10/10 | ✓ done |" in table
-        errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
-        assert len(errors) == 1 and errors[0].startswith("::error file=exercises/ex5_causal_mask.py")
-        assert "Likely cause" in errors[0]
+    shutil.copytree(SOLUTIONS, copy / "exercises")
+    shutil.copy(SUBMISSIONS / "attack-ex6-results_file" / "ex6_head.py", copy / "exercises")
+    env, summary, _ = actions_environment(tmp_path, PASS_MARK="80", GRADER_TEST_SECRET="x")
+    done = subprocess.run(["bash", str(copy / ".github" / "scripts" / "grade.sh")], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr  # 76 points: below a mark of 80
+    table = summary.read_text()
+    assert "76/100 (pass mark 80) ❌" in table and "| ex1_embedding | 10/10 | ✓ done |" in table
+    errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
+    assert len(errors) == 1 and errors[0].startswith("::error file=exercises/ex6_head.py")
+    time.sleep(2)  # the detached rewriter would have struck by now
+    results = (copy / "results.json").read_text()
+    assert json.loads(results)["score"] == 76 and "forged" not in results
+    assert not processes_mentioning(str(copy))
 
 
 def git(folder, *args):
