@@ -166,8 +166,12 @@ def main(argv=None):
 
     from grading.zygote import GradingError, Zygote
     # First: the zygote imports torch while this process does the same.
-    zygote = Zygote(ROOT, TESTS, memory=int(args.memory * 1024 ** 3),
-                    clients=max(1, args.jobs) if args.batch else 1)
+    try:
+        zygote = Zygote(ROOT, TESTS, memory=int(args.memory * 1024 ** 3),
+                        clients=max(1, args.jobs) if args.batch else 1)
+    except GradingError as error:
+        print(f"grader.py: grading could not run: {error}", file=sys.stderr)
+        return USAGE_ERROR
     try:
         if args.demo:
             from grading.demo import main as demo

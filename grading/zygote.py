@@ -33,9 +33,13 @@ class Zygote:
 
     def __init__(self, root, tests_dir, memory=MEMORY_CAP, clients=1):
         """`clients` control connections: one per judge process that will use this zygote."""
+        self.controls, self.process = [], None
         self.memory = memory
         self.tmp = tempfile.mkdtemp(prefix="grader-")
         self._count = 0
+        if not sys.platform.startswith("linux"):
+            raise GradingError("the grader runs on Linux (or WSL on Windows); this is "
+                               f"{sys.platform}")
         pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(clients)]
         self.controls = [judge_end for judge_end, _ in pairs]
         self.control = self.controls[0]
@@ -112,6 +116,8 @@ class Zygote:
         return reply["status"]
 
     def close(self):
+        if self.process is None:
+            return
         try:
             for control in self.controls:
                 control.close()
