@@ -1,4 +1,4 @@
-"""The judge's handle on the workers: start the zygote, fork a worker per exercise, call scenarios.
+"""The judge's handle on one exercise's worker: fork it from the zygote, call scenarios in it.
 
 Failure policy, so that any submission is graded in bounded time and costs only its own exercise:
 - the exercise module raised while importing → every test of that exercise fails with that error;

@@ -1,10 +1,11 @@
 """The pytest plugin of the judge: fixtures that run scenarios, and a record of every graded test.
 
-Tests use three fixtures:
+Tests use two fixtures:
     submission(scenario, **params) -> the submission's outputs        (public cases)
     compare(scenario, **params)    -> (submission's, reference's)     (hidden cases)
 Each call draws a fresh seed from the run's seed, the test's id and the call's number, so a run is
-replayed exactly by --seed, and the submission and the reference see the same inputs.
+replayed exactly by --seed, and the submission and the reference see the same inputs. After the
+tests, a failing exercise's test module may name the likely mistake (diagnose, diagnose_error).
 """
 import hashlib
 import importlib
