@@ -36,14 +36,15 @@ class Parser(argparse.ArgumentParser):
 
 
 def parse(argv):
-    parser = Parser(prog="python grader.py", description=__doc__.split("\n\n")[0],
+    parser = Parser(prog="python grader.py", description=__doc__,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("exercise", nargs="?", help="grade one exercise: 1-6, ex3 or ex3_qkv")
     parser.add_argument("level", nargs="?", type=int, help=argparse.SUPPRESS)  # for `hint N LEVEL`
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--solutions", action="store_true", help="grade solutions/")
     where.add_argument("--submission", metavar="DIR", help="grade another folder of ex*.py files")
-    where.add_argument("--batch", metavar="DIR", help="grade every subfolder of DIR (needs --json)")
+    where.add_argument("--batch", metavar="DIR",
+                       help="grade every subfolder of DIR (with --csv and/or --json)")
     where.add_argument("--check", action="store_true",
                        help="instructors: prove the solutions pass, the stubs fail, and the "
                             "grader's own tests pass")

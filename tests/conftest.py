@@ -1,6 +1,6 @@
 """Lets `pytest tests` work without grader.py (instructors, debugging a test):
 
-    pytest tests -p pytest_timeout --submission solutions -k ex5
+    pytest tests --submission solutions -k ex5
 
 grader.py passes its own GradingPlugin; here one is made from these options when it has not.
 """
