@@ -31,11 +31,6 @@ class Bi:
         return {"zh": self.zh, "en": self.en}
 
 
-def same(text):
-    """A text that reads the same in both languages (a number, a file name)."""
-    return Bi(text, text)
-
-
 def default_language(environ=None):
     """zh when the locale is Chinese (LC_ALL, then LC_MESSAGES, then LANG, as POSIX orders them)."""
     environ = os.environ if environ is None else environ
