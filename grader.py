@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 
 from grading.i18n import LANGUAGES, Bi, default_language
-from grading.session import EXERCISE_BUDGET, EXERCISES, EXERCISES_DIR, ROOT, SOLUTIONS, TESTS
+from grading.inert import inert
+from grading.session import EXERCISE_BUDGET, EXERCISES, EXERCISES_DIR, ROOT, SOLUTIONS
 
 USAGE_ERROR = 2
 
@@ -168,7 +169,7 @@ def main(argv=None):
     from grading.zygote import GradingError, Zygote
     # First: the zygote imports torch while this process does the same.
     try:
-        zygote = Zygote(ROOT, TESTS, memory=int(args.memory * 1024 ** 3),
+        zygote = Zygote(ROOT, memory=int(args.memory * 1024 ** 3),
                         clients=max(1, args.jobs) if args.batch else 1)
     except GradingError as error:
         print(f"grader.py: grading could not run: {error}", file=sys.stderr)
@@ -194,7 +195,7 @@ def main(argv=None):
         print("\ngrader.py: interrupted", file=sys.stderr)
         return 130
     except GradingError as error:
-        print(f"grader.py: grading could not run: {error}", file=sys.stderr)
+        print(f"grader.py: grading could not run: {inert(str(error))}", file=sys.stderr)
         return USAGE_ERROR
     finally:
         zygote.close()
@@ -215,16 +216,20 @@ def run(args, folder, exercises, zygote):
         result = grade(zygote, folder, seed, exercises, call_timeout=timeout)
     except SessionError as error:
         print(f"grader.py: the tests could not run — a problem of the grader, not of your code:\n"
-              f"{error}", file=sys.stderr)
+              f"{report.no_commands(inert(str(error)))}", file=sys.stderr)
         return USAGE_ERROR, None
     command = "python grader.py" + (" --solutions" if args.solutions else "") + \
         (f" --submission {args.submission}" if args.submission else "")
     if args.watch:
         return watch(zygote, folder, seed, timeout, result, command, args.lang), None
-    print(report.text(result, command, args.lang))
+    actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    shown = report.text(result, command, args.lang)
+    # In Actions, the report is printed with workflow commands stopped (report.github_log), so no
+    # line of the learner's can act as one; the grader's own annotations come after the resume.
+    print(report.github_log(shown) if actions else shown)
     results = report.gradescope(result, args.lang) if args.json else None
     pass_mark = result.max_score if args.pass_mark is None else args.pass_mark
-    if os.environ.get("GITHUB_ACTIONS") == "true":  # a job summary and annotations
+    if actions:  # a job summary and annotations
         print("\n".join(report.github_annotations(result, args.lang)))
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:

@@ -4,6 +4,8 @@
     python bench/benchmark.py              medians of 5 runs each, interleaved
     python bench/benchmark.py --runs 9 --max-ratio 2.0
     python bench/benchmark.py --batch 30   also: 30 submissions by --batch, against one run
+    python bench/benchmark.py --under-load 8   grade the solutions 5 times while 8 processes
+                                           keep every core busy: each must score 100
 
 `import torch` is the floor of any grading run on this machine (~2 s here); the ratio makes the
 figure comparable across machines and loads. Exit status 1 when --max-ratio is given and exceeded.
@@ -39,7 +41,11 @@ def main():
     parser.add_argument("--max-ratio", type=float, default=None)
     parser.add_argument("--batch", type=int, default=0, metavar="N",
                         help="also time N copies of the solutions graded by --batch")
+    parser.add_argument("--under-load", type=int, default=0, metavar="N",
+                        help="instead: grade the solutions --runs times beside N busy processes")
     args = parser.parse_args()
+    if args.under_load:
+        return under_load(args.under_load, args.runs)
     folder = None
     if args.batch:
         folder = Path(tempfile.mkdtemp(prefix="grader-bench-"))
@@ -68,6 +74,30 @@ def main():
         print(f"over the limit of {args.max_ratio}")
         return 1
     return 0
+
+
+def under_load(busy, runs):
+    """Time limits count the worker's own time: a right answer never loses a point because the
+    machine is busy. Exit 1 unless every run scores 100."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+    failures = 0
+    try:
+        for run in range(runs):
+            started = time.perf_counter()
+            done = subprocess.run([sys.executable, str(ROOT / "grader.py"), "--solutions",
+                                   "--lang", "en"], cwd=ROOT, capture_output=True, text=True,
+                                  timeout=600)
+            total = next((line.strip() for line in done.stdout.splitlines()
+                          if line.strip().startswith("Total")), "no total")
+            print(f"run {run + 1}: exit {done.returncode}, {total.split(' · ')[0]}, "
+                  f"{time.perf_counter() - started:.1f} s beside {busy} busy processes")
+            failures += done.returncode != 0
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+    print(f"{runs - failures} of {runs} runs scored 100")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -15,22 +15,45 @@ import sys
 import time
 
 from grading import report
+from grading.inert import inert_line
 from grading.session import EXERCISES, SessionError, grade
 
 CSV_COLUMNS = ["name", *EXERCISES, "total", "status", "seconds"]
+REFUSED_LINK = "refused: a symbolic link"
 
 
 def submissions_in(folder):
-    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    """Every subfolder, and every symbolic link (refused when graded, so it shows in the CSV)."""
+    return sorted(p for p in folder.iterdir()
+                  if (p.is_dir() or p.is_symlink()) and not p.name.startswith("."))
+
+
+def is_linked(folder):
+    """A submission that is a symbolic link, or whose ex*.py are: grading it would read files from
+    wherever the links point."""
+    return folder.is_symlink() or any(p.is_symlink() for p in folder.glob("ex*.py"))
+
+
+def status_of(record):
+    """"graded", or "error: …" when a test met a problem of the grader (a result "error")."""
+    for ex in record["exercises"].values():
+        for test in ex["tests"]:
+            if test["status"] == "error":
+                message = (test["message"] or {}).get("en") or "a grading error"
+                return "error: " + inert_line(message).strip()[:200]
+    return "graded"
 
 
 def grade_one(zygote, folder, seed, exercises, timeout):
+    if is_linked(folder):
+        return {"status": REFUSED_LINK, "exercises": {}, "total": 0, "seconds": 0}
     started = time.monotonic()
     try:
         record = report.record(grade(zygote, folder, seed, exercises, call_timeout=timeout))
-        record["status"] = "graded"
+        record["status"] = status_of(record)
     except SessionError as error:  # a problem of the tests, not of this submission
-        record = {"status": f"error: {str(error).splitlines()[0]}", "exercises": {},
+        first = (str(error).splitlines() or ["the tests could not run"])[0]
+        record = {"status": f"error: {inert_line(first)[:200]}", "exercises": {},
                   "total": 0, "seconds": round(time.monotonic() - started, 2)}
     return record
 
@@ -79,6 +102,13 @@ def grade_all(zygote, folder, seed, exercises, timeout, jobs):
     return dict(sorted(records.items()))
 
 
+def shown_name(name):
+    """A submission folder's name as the CSV and the log show it: one inert line, and never a
+    spreadsheet formula (a leading = + - @ gets an apostrophe)."""
+    name = inert_line(name)
+    return "'" + name if name[:1] in ("=", "+", "-", "@") else name
+
+
 def csv_text(records):
     out = io.StringIO()
     writer = csv.writer(out)
@@ -86,8 +116,8 @@ def csv_text(records):
     for name, record in sorted(records.items()):
         scores = [f"{record['exercises'][ex]['score']:g}" if ex in record["exercises"] else ""
                   for ex in EXERCISES]
-        writer.writerow([name, *scores, f"{record['total']:g}", record["status"],
-                         record["seconds"]])
+        writer.writerow([shown_name(name), *scores, f"{record['total']:g}",
+                         inert_line(record["status"]), record["seconds"]])
     return out.getvalue()
 
 
@@ -99,13 +129,15 @@ class Progress:
 
     def step(self, name, record):
         self.count += 1
+        name = shown_name(name)
         if self.tty:
             filled = round(30 * self.count / self.total)
             sys.stderr.write(f"\r grading {'█' * filled}{'░' * (30 - filled)} "
                              f"{self.count}/{self.total} {name[:30]:<30}")
             sys.stderr.flush()
-        else:
-            print(f"{name}: {record['total']:g} ({record['status']})", flush=True)
+        else:  # a CI log, where a line may be read as a workflow command
+            line = f"{name}: {record['total']:g} ({inert_line(record['status'])})"
+            print(report.no_commands(line), flush=True)
 
     def done(self):
         if self.tty:

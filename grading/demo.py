@@ -160,8 +160,9 @@ def generate(model, gen, count=3):
     return out
 
 
-def run(ex6, gen, seed):
-    """The scenario, in the worker: train the three models, return numbers, texts and weights."""
+def run(ex6, seed):
+    """In the worker (it is not grading): train the three models, return numbers, texts and
+    weights."""
     torch.manual_seed(seed)  # the models' initial weights
     ex1 = importlib.import_module(ex6.__package__ + ".ex1_embedding")
     data_gen = torch.Generator().manual_seed(seed)
@@ -313,7 +314,7 @@ def main(zygote, folder, seed, lang):
     started = time.monotonic()
     worker = ExerciseWorker(zygote, folder, "ex6_head", call_timeout=60, budget=90)
     try:
-        result = worker.call(run, {"seed": seed}, seed)
+        result = worker.request({"op": "demo", "seed": seed})
     except WorkerFailure as failure:
         print(Bi("演示要用你的练习 1 和练习 6，但它们没能跑起来：", "The demo uses your exercises 1 and "
                  "6, and they did not run: ").render(lang) + failure.text.render(lang),

@@ -1,4 +1,4 @@
-"""The judge's handle on one exercise's worker: fork it from the zygote, call scenarios in it.
+"""The judge's handle on one exercise's worker: fork it from the zygote, send it requests.
 
 Failure policy, so that any submission is graded in bounded time and costs only its own exercise:
 - the exercise module raised while importing → every test of that exercise fails with that error;
@@ -7,10 +7,13 @@ Failure policy, so that any submission is graded in bounded time and costs only 
   at most MAX_RESTARTS times;
 - an import or a call ran over the time limit, or the exercise used up its time budget → the
   worker's process group is killed and the exercise's remaining tests fail at once with the same
-  message. The budget bounds the whole run: six exercises × EXERCISE_BUDGET < 60 s.
+  message. Limits count the worker's own time (see Meter), so a busy machine costs no points;
+  a wall-clock backstop of WALL_FACTOR times each limit still bounds every submission;
+- a reply that is not one the worker is meant to send → the exercise's remaining tests fail.
 """
-import json
+import os
 import re
+import select
 import signal
 import time
 
@@ -20,6 +23,7 @@ from grading.session import EXERCISE_BUDGET
 from grading.zygote import GradingError
 
 MAX_RESTARTS = 3
+WALL_FACTOR = 4  # the wall-clock backstop: this many times a limit of the worker's own time
 OUTPUT_SHOWN = 4000  # characters of a test's printed output kept and shown
 SIGNAL_NAMES = {signal.SIGSEGV: Bi("段错误（SIGSEGV）", "a segmentation fault (SIGSEGV)"),
                 signal.SIGBUS: Bi("总线错误（SIGBUS）", "a bus error (SIGBUS)"),
@@ -64,6 +68,46 @@ def describe_exit(status, during):
               f"your code ended the Python process with exit status {code} {during.en}")
 
 
+class Meter:
+    """The seconds a worker has taken since `start()`: its CPU time plus the time it spent asleep
+    (a worker that sleeps is not working for the judge), read from /proc/PID/stat; time spent
+    waiting for a CPU on a busy machine is not counted. Wall-clock time where /proc is missing."""
+
+    TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    POLL = 0.05  # seconds between two readings while a call runs
+
+    def __init__(self, pid):
+        self.path = f"/proc/{pid}/stat"
+
+    def _read(self):
+        """(CPU seconds, state letter) or None."""
+        try:
+            with open(self.path, "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / self.TICK, fields[0].decode()
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def start(self):
+        self.wall_start = self.last = time.monotonic()
+        reading = self._read()
+        self.cpu_start = reading[0] if reading else None
+        self.slept = 0.0
+
+    def seconds(self):
+        now = time.monotonic()
+        reading = self._read() if self.cpu_start is not None else None
+        if reading is None:
+            return now - self.wall_start
+        if reading[1] in "SD":  # asleep since the last reading, most likely
+            self.slept += now - self.last
+        self.last = now
+        return reading[0] - self.cpu_start + self.slept
+
+    def wall(self):
+        return time.monotonic() - self.wall_start
+
+
 class ExerciseWorker:
     """The worker of one exercise of one submission, with the failure policy above."""
 
@@ -75,28 +119,27 @@ class ExerciseWorker:
         self.call_timeout = call_timeout
         self.pid = None
         self.sock = None
+        self.generation = 0  # counts the workers started: handles belong to one of them
         self.restarts = 0
         self.spent = 0.0  # seconds this exercise's code has taken, imports included
         self.sticky = None  # a WorkerFailure that ends the exercise
         self.printed = []  # what the submission printed since take_output() was last called
+        self.walls = {}  # what the worker says it put up (informative only)
 
     def take_output(self):
         text, self.printed = "".join(self.printed), []
         return text if len(text) <= OUTPUT_SHOWN else text[:OUTPUT_SHOWN] + " …(cut)"
 
-    def call(self, scenario, params, seed):
-        """Run scenario(module, generator, **params) in the worker; the decoded result."""
+    def request(self, message):
+        """Send one primitive request (see grading.worker.Executor); the decoded result."""
         self._start()
-        request = {"scenario": [scenario.__module__, scenario.__qualname__],
-                   "params": params, "seed": seed}
-        timeout = self._time_left()
-        started = time.monotonic()
+        limit = self._time_left()
         try:
-            protocol.send(self.sock, request)
-            reply = protocol.recv(self.sock, timeout=timeout)
+            protocol.send(self.sock, protocol.to_wire(message))
+            kind, value, output = protocol.reply(self._receive(limit))
         except protocol.Timeout:
             raise self._end_sticky(self._timeout_failure(
-                timeout, Bi(f"你的 {self.module}.py 的一次调用", f"one call of your {self.module}.py"),
+                limit, Bi(f"你的 {self.module}.py 的一次调用", f"one call of your {self.module}.py"),
                 Bi("死循环？", "an endless loop?"))) from None
         except (protocol.PeerClosed, BrokenPipeError, ConnectionResetError):
             status = self._stop()
@@ -106,40 +149,44 @@ class ExerciseWorker:
                 self.sticky = failure
             raise failure from None
         except protocol.ProtocolError as error:
-            raise self._end_sticky(WorkerFailure("garbled", Bi(
-                f"运行你的代码的进程传回了无法读取的内容（{error}）",
-                f"your code's worker sent back something unreadable ({error})"))) from None
+            raise self._end_sticky(garbled(error)) from None
         except BaseException:
             self._stop()  # interrupted mid-call (Ctrl-C, pytest-timeout): the worker is unusable
             raise
-        finally:
-            self.spent += time.monotonic() - started
-        self.printed.append(str(reply.get("output", "")))
-        if "internal" in reply:
-            raise GradingError(str(reply["internal"]))
-        if not reply.get("ok"):
-            error = reply.get("error") or {}
-            raise WorkerFailure("raised", raised_text(error), error=error)
+        self.printed.append(output)
+        if kind == "error":
+            raise WorkerFailure("raised", raised_text(value), error=value)
+        return value
+
+    def _receive(self, limit):
+        """One message, while the worker's own time stays within `limit` seconds and the wall
+        clock within WALL_FACTOR times that (a generous backstop for a machine that is busy)."""
+        meter = Meter(self.pid)
+        meter.start()
+
+        def wait(sock):
+            while not select.select([sock], [], [], Meter.POLL)[0]:
+                if meter.seconds() > limit or meter.wall() > WALL_FACTOR * limit:
+                    raise protocol.Timeout()
+
         try:
-            return protocol.from_wire(reply.get("result"))
-        except protocol.ProtocolError as error:
-            raise self._end_sticky(WorkerFailure("garbled", Bi(
-                f"你的代码返回了无法读回的东西（{error}）",
-                f"your code returned something that cannot be read back ({error})"))) from None
+            return protocol.recv(self.sock, wait=wait)
+        finally:
+            self.spent += min(meter.seconds(), meter.wall())
 
     def _start(self):
         if self.sticky is not None:
             raise self.sticky.copy()  # a fresh object: re-raising one would grow its traceback
         if self.sock is not None:
             return
-        timeout = self._time_left()
+        limit = self._time_left()
         self.pid, self.sock = self.zygote.spawn(self.package_dir, self.module)
-        started = time.monotonic()
+        self.generation += 1
         try:
-            ready = protocol.recv(self.sock, timeout=timeout)
+            kind, value, output = protocol.ready(self._receive(limit))
         except protocol.Timeout:
             raise self._end_sticky(self._timeout_failure(
-                timeout, Bi(f"导入 {self.module}.py", f"importing {self.module}.py"),
+                limit, Bi(f"导入 {self.module}.py", f"importing {self.module}.py"),
                 Bi("文件顶层、函数之外有死循环？",
                    "an endless loop at the top level of the file, outside any function?"))) \
                 from None
@@ -149,17 +196,13 @@ class ExerciseWorker:
                 status, Bi(f"在导入 {self.module}.py 时", f"while importing {self.module}.py")))) \
                 from None
         except protocol.ProtocolError as error:
-            raise self._end_sticky(WorkerFailure("garbled", Bi(
-                f"运行你的代码的进程传回了无法读取的内容（{error}）",
-                f"your code's worker sent back something unreadable ({error})"))) from None
-        finally:
-            self.spent += time.monotonic() - started
-        self.printed.append(str(ready.get("output", "")))
-        if not ready.get("ready"):
-            error = ready.get("error") or {}
+            raise self._end_sticky(garbled(error)) from None
+        self.printed.append(output)
+        if kind == "error":
             raise self._end_sticky(WorkerFailure(
                 "import", Bi(f"无法导入 {self.module}.py：", f"{self.module}.py could not be imported: ")
-                + raised_text(error), error=error))
+                + raised_text(value), error=value))
+        self.walls = value
 
     def _time_left(self):
         left = self.budget - self.spent
@@ -197,17 +240,16 @@ class ExerciseWorker:
     close = _stop
 
 
+def garbled(error):
+    return WorkerFailure("garbled", Bi(
+        f"运行你的代码的进程传回了不合规定的内容（{error}），这个练习的其余检查都不再运行",
+        f"your code's worker sent back something that is not a valid reply ({error}); this "
+        "exercise's remaining checks were not run"))
+
+
 def raised_text(error):
-    """What the learner's exception says. A Mismatch from the test kit carries its own texts and a
-    key for the diagnoses, which is moved into `error`."""
+    """What the learner's exception says, with a word on the cases a learner cannot read alone."""
     kind, message = error.get("type", "Exception"), error.get("message", "")
-    if kind == "Mismatch":
-        try:
-            texts = json.loads(message)
-            error["key"] = texts.get("key")
-            return Bi(str(texts["zh"]), str(texts["en"]))
-        except (ValueError, KeyError, TypeError, AttributeError):
-            pass
     if kind == "ModuleNotFoundError" and re.search(r"'(exercises|solutions|ex\d_\w+)", message):
         return Bi(f"{kind}: {message}——导入别的练习要用相对导入，例如 "
                   "`from .ex5_causal_mask import causal_softmax`，这样在任何文件夹里都能用",
@@ -219,9 +261,9 @@ def raised_text(error):
                   "to exit")
     text = f"{kind}: {message}" if message else kind
     if kind == "PermissionError":
-        return Bi(f"{text}——评分的沙箱拒绝了它：你的代码只能读取它自己的文件夹、写它自己的工作目录，不能联网",
-                  f"{text} — refused by the grader's sandbox: your code may read its own folder "
-                  "and write its own working folder, and use no network")
+        return Bi(f"{text}——评分的沙箱拒绝了它：你的代码只能读取它自己的文件夹，不能写文件、启动进程或联网",
+                  f"{text} — refused by the grader's sandbox: your code may read its own folder, "
+                  "and may not write files, start processes or use the network")
     if "can't allocate memory" in message or kind == "MemoryError":
         return Bi(f"{text}——超过了每个练习的内存上限（--memory）",
                   f"{text} — more memory than one exercise may take (--memory)")

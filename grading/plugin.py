@@ -3,8 +3,10 @@
 Tests use two fixtures:
     submission(scenario, **params) -> the submission's outputs        (public cases)
     compare(scenario, **params)    -> (submission's, reference's)     (hidden cases)
-Each call draws a fresh seed from the run's seed, the test's id and the call's number, so a run is
-replayed exactly by --seed, and the submission and the reference see the same inputs. After the
+A scenario runs here in the judge, on the learner's module through its worker (grading.remote) and
+on the solution's in this process. Each call draws a fresh seed from the run's seed, the test's id
+and the call's number, so a run is replayed exactly by --seed, and the submission and the
+reference see the same inputs. After the
 tests, a failing exercise's test module may name the likely mistake (diagnose, diagnose_error).
 """
 import hashlib
@@ -18,8 +20,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from grading import source_check
 from grading.i18n import Bi
 from grading.judge import ExerciseWorker, GradingError, WorkerFailure
+from grading.remote import LocalChannel, Module, WorkerChannel
 from grading.testkit import CheckFailed
 
 REFERENCE_PACKAGE = "reference_solutions"
@@ -202,9 +206,14 @@ class GradingPlugin:
         key = (exercise, scenario.__module__, scenario.__qualname__, repr(sorted(params.items())),
                seed)
         if key not in _REFERENCE_OUTPUTS:
-            _REFERENCE_OUTPUTS[key] = scenario(reference, torch.Generator().manual_seed(seed),
-                                               **params)
+            _REFERENCE_OUTPUTS[key] = scenario(Module(LocalChannel(reference)),
+                                               torch.Generator().manual_seed(seed), **params)
         return _REFERENCE_OUTPUTS[key]
+
+    def run_submission(self, exercise, scenario, params, seed):
+        """The scenario, here, on the learner's module: each of its calls a request to the worker."""
+        channel = WorkerChannel(self._worker(exercise))
+        return scenario(Module(channel), torch.Generator().manual_seed(seed), **params)
 
     def reference_module(self, exercise):
         """The solution's module for an exercise, or None in a copy without the solutions."""
@@ -230,7 +239,7 @@ class GradingPlugin:
         def run(scenario, **params):
             seed = seed_for(self.seed, request.node.nodeid, next(counter))
             want = self.reference_output(exercise, scenario, params, seed)
-            got = self._worker(exercise).call(scenario, params, seed)
+            got = self.run_submission(exercise, scenario, params, seed)
             return got, want
         return run
 
@@ -249,11 +258,12 @@ class Probe:
 
     def __init__(self, plugin, exercise):
         self.plugin, self.exercise, self.calls, self.last_seed = plugin, exercise, 0, None
+        self.source = Source(plugin.submission_dir, exercise)
 
     def __call__(self, scenario, **params):
         self.last_seed = seed_for(self.plugin.seed, f"{self.exercise}::diagnose", self.calls)
         self.calls += 1
-        got = self.plugin._worker(self.exercise).call(scenario, params, self.last_seed)
+        got = self.plugin.run_submission(self.exercise, scenario, params, self.last_seed)
         if self.plugin.reference_module(self.exercise) is None:
             return got, None
         return got, self.plugin.reference_output(self.exercise, scenario, params, self.last_seed)
@@ -261,19 +271,41 @@ class Probe:
     def inputs(self, draw, **params):
         return draw(torch.Generator().manual_seed(self.last_seed), **params)
 
+    @property
+    def reference_present(self):
+        return self.plugin.reference_module(self.exercise) is not None
+
+
+class Source:
+    """The learner's source of one exercise, read here in the judge: a second opinion on the
+    quality checks that a submission's own process could switch off."""
+
+    def __init__(self, folder, exercise):
+        self.folder, self.exercise = folder, exercise
+
+    def loops(self, entry):
+        """[(file, line, text)] of loops that can run once per position in what entry reaches."""
+        return source_check.loops_in(self.folder, self.exercise, entry)
+
+    def attention(self):
+        """The ready-made attention named in the exercise's file and what it imports."""
+        return source_check.ready_made_attention(self.folder, self.exercise)
+
 
 class SubmissionRunner:
-    """`submission(scenario, **params)` runs a scenario in the worker; `submission.inputs(draw,
-    **params)` replays, in the judge, the inputs that the last call drew, so public checks never
-    rely on inputs echoed back by the submission's process."""
+    """`submission(scenario, **params)` runs a scenario on the learner's module (every call a
+    request to the worker); `submission.inputs(draw, **params)` replays the inputs that the last
+    scenario drew; `submission.source` reads the learner's file."""
 
     def __init__(self, plugin, node):
         self.plugin, self.node, self.calls, self.last_seed = plugin, node, 0, None
+        self.source = Source(plugin.submission_dir, exercise_of(node))
 
     def __call__(self, scenario, **params):
         self.last_seed = seed_for(self.plugin.seed, self.node.nodeid, self.calls)
         self.calls += 1
-        return self.plugin._worker(exercise_of(self.node)).call(scenario, params, self.last_seed)
+        return self.plugin.run_submission(exercise_of(self.node), scenario, params,
+                                          self.last_seed)
 
     def inputs(self, draw, **params):
         return draw(torch.Generator().manual_seed(self.last_seed), **params)

@@ -1,13 +1,17 @@
 """What a grade looks like: the terminal table, Gradescope's results.json, and a batch record.
 
 Every text is rendered at the end in the learner's language ("zh" or "en"); records keep both.
+Text that comes from the learner's code (what it printed or raised, its traceback, a folder's name)
+is made inert here, wherever it is shown, whatever cleaned it before (grading/inert.py).
 """
 import json
 import os
+import secrets
 import tempfile
 from pathlib import Path
 
 from grading.i18n import Bi
+from grading.inert import inert, inert_line
 from grading.session import SECTIONS
 
 MARKS = {"done": "✓", "failing": "✗", "todo": "·"}
@@ -19,9 +23,9 @@ def display_path(path):
     """The folder as the learner would type it: relative to where they are, when it is below."""
     path = Path(path).resolve()
     try:
-        return str(path.relative_to(Path.cwd()))
+        return inert_line(path.relative_to(Path.cwd()))
     except ValueError:
-        return str(path)
+        return inert_line(path)
 
 
 def pad(text, width):
@@ -48,14 +52,24 @@ def progress_line(grade, folder, lang):
     return (head + nxt).render(lang)
 
 
+def _message(result, lang):
+    """A result's message, inert, or "" (it embeds the learner's exception text)."""
+    return inert(result.message.render(lang)) if result.message else ""
+
+
+def _frames(result):
+    """The learner's traceback lines, each field one inert line (the worker sent them)."""
+    return [[inert_line(field) for field in frame] for frame in result.frames]
+
+
 def _failure_lines(result, folder, lang):
-    lines = [f"✗ {result.name.render(lang)}"]
-    message = result.message.render(lang).strip().splitlines() if result.message else []
+    lines = [f"✗ {inert_line(result.name.render(lang))}"]
+    message = _message(result, lang).strip().splitlines()
     lines += [f"  {line}" for line in (message or ["failed"])[:3]]
-    for file, line, function, source in result.frames[-2:]:
+    for file, line, function, source in _frames(result)[-2:]:
         where = f"{folder}/{file}:{line}" + (f" in {function}" if function != "<module>" else "")
         lines.append(f"  {where}: {source}" if source else f"  {where}")
-    printed = [line for line in result.output.strip().splitlines() if line.strip()]
+    printed = [line for line in inert(result.output).strip().splitlines() if line.strip()]
     if printed:
         more = Bi(f"（另有 {len(printed) - 1} 行）", f" (+{len(printed) - 1} more lines)")
         lines.append("  " + Bi("你的代码打印了：", "your code printed: ").render(lang) + printed[0][:100]
@@ -72,7 +86,7 @@ def text(grade, command="python grader.py", lang="en"):
                    f"{pad(STATUS[ex.status].render(lang), 12)} {section(ex.exercise, lang)}")
         failure = ex.first_failure
         if ex.status == "todo":
-            frame = failure.frames[-1] if failure.frames else None
+            frame = _frames(failure)[-1] if failure.frames else None
             where = f"{folder}/{frame[0]}:{frame[1]}" if frame else f"{folder}/{ex.exercise}.py"
             out.append("      " + Bi(f"{where} 仍然抛出 NotImplementedError：把那里的 TODO 换成你的代码",
                                      f"{where} still raises NotImplementedError: replace the TODO "
@@ -82,7 +96,7 @@ def text(grade, command="python grader.py", lang="en"):
             if ex.diagnosis is not None:
                 out.append("      → " + (Bi("可能的原因：", "Likely cause: ")
                                          + ex.diagnosis.text).render(lang))
-            others = [r.name.render(lang) for r in ex.results
+            others = [inert_line(r.name.render(lang)) for r in ex.results
                       if r.status not in ("passed", "skipped") and r is not failure]
             if others:
                 rest = len(others) - 3
@@ -122,7 +136,7 @@ def text(grade, command="python grader.py", lang="en"):
         out.append(Bi(" 看它工作：python grader.py demo 用你的注意力头训练一个小模型，并画出它在看哪里。",
                       " See it work: python grader.py demo trains a tiny model with your head and "
                       "shows where it looks.").render(lang))
-    return "\n".join(out)
+    return "\n".join(inert(line) for line in out)  # nothing above may move the cursor or recolour
 
 
 def gradescope(grade, lang="en"):
@@ -130,16 +144,16 @@ def gradescope(grade, lang="en"):
     tests = []
     for ex in grade.exercises:
         for r in ex.results:
-            output = r.message.render(lang) if r.message else ""
+            output = _message(r, lang)
             if r.frames:
-                output += "\n" + "\n".join(f"{f}:{line}: {src}" for f, line, _, src in r.frames)
+                output += "\n" + "\n".join(f"{f}:{line}: {src}" for f, line, _, src in _frames(r))
             if ex.diagnosis is not None and r is ex.first_failure:
-                output += "\n→ " + ex.diagnosis.text.render(lang)
+                output += "\n→ " + inert(ex.diagnosis.text.render(lang))
             if r.output and r.status != "passed":
                 output += "\n" + Bi("你的代码打印了：", "Your code printed:").render(lang) + "\n" \
-                    + r.output[:2000]
+                    + inert(r.output[:2000])
             tests.append({
-                "name": f"{ex.exercise} · {r.name.render(lang)}",
+                "name": f"{ex.exercise} · {inert_line(r.name.render(lang))}",
                 "number": f"{ex.exercise[2]}.{r.number}",
                 "score": r.score, "max_score": r.points,
                 "status": "passed" if r.status == "passed" else "failed",
@@ -151,21 +165,23 @@ def gradescope(grade, lang="en"):
 
 def record(grade):
     """A compact record of one submission, in both languages, for batches and the self-test."""
+    def both(text):
+        return {lang: inert(value) for lang, value in text.as_dict().items()} if text else None
+
     def diagnosis(ex):
         if ex.diagnosis is None:
             return None
-        return {"key": ex.diagnosis.key, **ex.diagnosis.text.as_dict()}
+        return {"key": ex.diagnosis.key, **both(ex.diagnosis.text)}
 
     return {
         "total": grade.score, "max": grade.max_score, "seed": grade.seed,
         "seconds": round(grade.seconds, 2),
         "exercises": {ex.exercise: {
             "score": ex.score, "max": ex.max_score, "status": ex.status,
-            "diagnosis": diagnosis(ex), "diagnosis_problem": ex.diagnosis_problem,
-            "tests": [{"id": r.nodeid.split("::")[-1], "name": r.name.as_dict(),
+            "diagnosis": diagnosis(ex), "diagnosis_problem": inert(ex.diagnosis_problem),
+            "tests": [{"id": r.nodeid.split("::")[-1], "name": both(r.name),
                        "status": r.status, "cause": r.cause, "score": r.score,
-                       "points": r.points, "kind": r.kind,
-                       "message": r.message.as_dict() if r.message else None}
+                       "points": r.points, "kind": r.kind, "message": both(r.message)}
                       for r in ex.results]}
             for ex in grade.exercises}}
 
@@ -197,6 +213,34 @@ def write_text(path, text):
 
 
 # -- GitHub Actions -------------------------------------------------------------------------------
+# The runner reads every line of a step's output as a possible workflow command: `::name …::value`
+# at its start (after leading whitespace), or the legacy `##[name …]value` anywhere in it. So in
+# the Actions log the report is printed with command processing stopped (github_log), and the
+# grader's own `::error` annotations come after the line that resumes it.
+
+MARKER = "⁝"  # not whitespace: the runner does not trim it, so `⁝::x` is not a command
+
+
+def no_commands(text):
+    """Inert text in which no line reads as a workflow command: a line that starts (after
+    whitespace) with `::` gets MARKER before it, and every `##[` becomes `##⁝[`."""
+    lines = []
+    for line in inert(text).split("\n"):
+        line = line.replace("##[", "##" + MARKER + "[")
+        start = line.lstrip()
+        if start.startswith("::"):
+            line = line[:len(line) - len(start)] + MARKER + start
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def github_log(text):
+    """`text` for the Actions log: between `::stop-commands::TOKEN` and `::TOKEN::`, the runner
+    processes no command but the resume; TOKEN is drawn now, after the learner's code has run, and
+    is in no file or process it could read."""
+    token = secrets.token_hex(16)
+    return f"::stop-commands::{token}\n{no_commands(text)}\n::{token}::"
+
 
 def _escape(text, property_value=False):
     """GitHub workflow-command escaping (data, or a property value)."""
@@ -212,16 +256,28 @@ def github_annotations(grade, lang="en"):
         failure = ex.first_failure
         if failure is None:
             continue
-        file, line = f"{folder}/{ex.exercise}.py", None
+        file, line = f"{folder}/{ex.exercise}.py", ""
         if failure.frames:
-            file, line = f"{folder}/{failure.frames[-1][0]}", failure.frames[-1][1]
-        where = f"file={_escape(file, True)}" + (f",line={line}" if line else "")
-        title = _escape(f"{ex.exercise} · {failure.name.render(lang)}", True)
-        message = failure.message.render(lang) if failure.message else ""
+            frame = _frames(failure)[-1]
+            file, line = f"{folder}/{frame[0]}", frame[1]
+        where = f"file={_escape(file, True)}"
+        if line.isascii() and line.isdigit():  # the worker sent it: a number, or no line at all
+            where += f",line={line}"
+        title = _escape(inert_line(f"{ex.exercise} · {failure.name.render(lang)}"), True)
+        message = _message(failure, lang)
         if ex.diagnosis is not None:
             message += "\n→ " + (Bi("可能的原因：", "Likely cause: ") + ex.diagnosis.text).render(lang)
-        lines.append(f"::error {where},title={title}::{_escape(message)}")
+        lines.append(f"::error {where},title={title}::{_escape(no_commands(message))}")
     return lines
+
+
+def _markdown(text, limit=200):
+    """Learner text for a markdown table cell: one line, no markup, no HTML, no new cell."""
+    text = inert_line(text)[:limit]
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "&#124;"),
+                         ("`", "&#96;"), ("[", "&#91;"), ("]", "&#93;")):
+        text = text.replace(char, entity)
+    return text
 
 
 def github_summary(grade, pass_mark, lang="en"):
@@ -237,8 +293,8 @@ def github_summary(grade, pass_mark, lang="en"):
         failure = ex.first_failure
         check = failure.name.render(lang) if failure is not None else ""
         if failure is not None and failure.message:
-            check += ": " + failure.message.render(lang).splitlines()[0]
+            check += ": " + (_message(failure, lang).strip().split("\n") + [""])[0]
         rows.append(f"| {ex.exercise} | {ex.score:g}/{ex.max_score:g} | {MARKS[ex.status]} "
-                    f"{STATUS[ex.status].render(lang)} | {check.replace('|', '∣')} |")
+                    f"{STATUS[ex.status].render(lang)} | {_markdown(check)} |")
     rows += ["", f"seed {grade.seed}", ""]
     return "\n".join(rows)

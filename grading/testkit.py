@@ -1,21 +1,22 @@
 """What the test files use: grade marks, shape sets, scenario helpers, judge-side checks, diagnoses.
 
-A *scenario* is a plain function `(exercise_module, generator, **params) -> outputs`. It runs in a
-worker on the submission and in the judge on the solution, with generators seeded alike, and only
-produces outputs: every comparison happens in the judge, where the submission cannot reach.
+A *scenario* is a plain function `(ex, generator, **params) -> outputs`, where `ex` is an exercise
+module: the learner's through grading.remote (each call a request to the worker) or the solution's.
+It runs in the judge both times, with generators seeded alike: drawing inputs, perturbing them,
+every comparison happens in the judge, where the submission cannot reach.
 
 A test file may also define
     HINTS = [Bi(...), Bi(...)]          a nudge, then the lesson's step (never solution code)
     diagnose(probe) -> Diagnosis|None   what a failing exercise's outputs say about the mistake
     diagnose_error(error) -> Diagnosis|None   the same from an exception the learner's code raised
 """
-import json
-
 import pytest
 import torch
 
 from grading.i18n import Bi
+from grading.judge import WorkerFailure
 from grading.protocol import NotATensor
+from grading.remote import Remote
 
 # Shape sets that expose silent bugs: B > 1, T < block_size, T != head_size,
 # head_size != n_embd (both ways) and vocab_size != n_embd.
@@ -40,14 +41,16 @@ def hidden(points):
     return pytest.mark.grade(points=points, kind="hidden")
 
 
-# -- scenario side (runs in the worker and in the judge) ------------------------------------------
+# -- scenario side: each scenario runs in the judge, on the learner's module through the worker
+#    (grading.remote) and on the solution's, with generators seeded alike --------------------------
 
-class Mismatch(Exception):
-    """The submission's module lacks the structure the exercise's API fixes. Crosses to the judge
-    as JSON, so that both languages and the diagnosis key survive."""
+class Mismatch(WorkerFailure):
+    """The submission's module lacks the structure the exercise's API fixes; `key` is for the
+    diagnoses."""
 
     def __init__(self, zh, en, key=None):
-        super().__init__(json.dumps({"zh": zh, "en": en, "key": key}, ensure_ascii=False))
+        super().__init__("raised", Bi(zh, en), error={"type": "Mismatch", "message": en,
+                                                       "frames": [], "key": key})
 
 
 def randn(generator, *shape):
@@ -70,65 +73,55 @@ def draw_qkv(gen, B, T, n_embd, head_size):
 def set_linear(module, name, weight):
     """Copy weight into module.<name>.weight, which must be an nn.Linear(n_embd, head_size)'s."""
     n_out, n_in = weight.shape
-    layer = getattr(module, name, None)
-    if layer is None:
+    found = module.set(f"{name}.weight", weight)
+    if found.get("missing") == name:
         raise Mismatch(f"缺少 self.{name}：这个练习需要 self.{name} = "
                        "nn.Linear(n_embd, head_size, bias=False)",
                        f"self.{name} is missing: the exercise needs self.{name} = "
                        "nn.Linear(n_embd, head_size, bias=False)")
-    current = getattr(layer, "weight", None)
-    if not isinstance(current, torch.Tensor):
+    if "shape" not in found:
         raise Mismatch(f"self.{name} 没有 .weight：它应当是一个 nn.Linear",
                        f"self.{name} has no .weight: it should be an nn.Linear")
-    if tuple(current.shape) != (n_out, n_in):
-        raise Mismatch(f"self.{name}.weight 的形状是 {tuple(current.shape)}，而 nn.Linear(n_embd="
+    if found["shape"] != [n_out, n_in]:
+        shape = tuple(found["shape"])
+        raise Mismatch(f"self.{name}.weight 的形状是 {shape}，而 nn.Linear(n_embd="
                        f"{n_in}, head_size={n_out}) 的是 ({n_out}, {n_in})",
-                       f"self.{name}.weight has shape {tuple(current.shape)}, but "
+                       f"self.{name}.weight has shape {shape}, but "
                        f"nn.Linear(n_embd={n_in}, head_size={n_out}) has ({n_out}, {n_in})",
                        key="linear_shape")
-    with torch.no_grad():
-        current.copy_(weight)
 
 
 def set_embedding(module, weight):
     """Copy weight into module.token_embedding_table.weight, a (vocab_size, n_embd) table."""
     vocab_size, n_embd = weight.shape
-    table = getattr(module, "token_embedding_table", None)
-    current = getattr(table, "weight", None)
-    if not isinstance(current, torch.Tensor):
+    found = module.set("token_embedding_table.weight", weight)
+    if "shape" not in found:
         raise Mismatch("缺少 self.token_embedding_table，或者它不是 nn.Embedding",
                        "self.token_embedding_table is missing or is not an nn.Embedding")
-    if tuple(current.shape) != (vocab_size, n_embd):
-        raise Mismatch(f"self.token_embedding_table.weight 的形状是 {tuple(current.shape)}，而 "
+    if found["shape"] != [vocab_size, n_embd]:
+        shape = tuple(found["shape"])
+        raise Mismatch(f"self.token_embedding_table.weight 的形状是 {shape}，而 "
                        f"nn.Embedding(vocab_size={vocab_size}, n_embd={n_embd}) 的是 "
                        f"({vocab_size}, {n_embd})",
-                       f"self.token_embedding_table.weight has shape {tuple(current.shape)}, but "
+                       f"self.token_embedding_table.weight has shape {shape}, but "
                        f"nn.Embedding(vocab_size={vocab_size}, n_embd={n_embd}) has "
                        f"({vocab_size}, {n_embd})",
                        key="embedding_shape")
-    with torch.no_grad():
-        current.copy_(weight)
 
 
-class _CallCounter(torch.overrides.TorchFunctionMode):
-    def __init__(self):
-        super().__init__()
-        self.count, self.names = 0, set()
+def raises(call, *args):
+    """The name of the exception the learner's call raised, or "" when it returned."""
+    try:
+        call(*args)
+        return ""
+    except WorkerFailure as failure:
+        if failure.kind != "raised":
+            raise
+        return failure.error.get("type", "")
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.count += 1
-        self.names.add(getattr(func, "__name__", str(func)))
-        return func(*args, **(kwargs or {}))
 
-
-def count_torch_calls(function, *args):
-    """Run function(*args), counting the torch functions and tensor methods it calls.
-    Returns {"calls": n, "names": sorted names}: the same n at every T and B means no Python loop
-    over positions or over the batch."""
-    counter = _CallCounter()
-    with counter:
-        function(*args)
-    return {"calls": counter.count, "names": sorted(counter.names)}
+def trainable_shapes(module):
+    return [shape for _, shape, requires_grad in module.parameters() if requires_grad]
 
 
 # -- judge side -----------------------------------------------------------------------------------
@@ -170,7 +163,7 @@ def entry(what, index):
 
 
 def kind_of(value):
-    if isinstance(value, NotATensor):
+    if isinstance(value, (NotATensor, Remote)):
         return Bi(f"一个 {value.type_name}", f"a {value.type_name}")
     if isinstance(value, torch.Tensor):
         return Bi(f"一个形状为 {shape_text(value.shape)} 的张量",
@@ -184,7 +177,7 @@ def kind_of(value):
 
 def expect_tensor(value, what, shape=None, names=None):
     """The value is a plain tensor of the given shape with no NaN; returns it as float64."""
-    if isinstance(value, NotATensor):
+    if isinstance(value, (NotATensor, Remote)):
         fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是 {value.type_name}：请用 torch 的运算来计算",
              f"{what} should be a torch.Tensor, but your code returned a {value.type_name}: "
              "compute it with torch operations")
@@ -233,30 +226,64 @@ def expect_sequence(value, what, length):
     return value
 
 
-def expect_same_calls(counts, what):
-    """Vectorised: the number of torch calls must not grow with T or B ("直接用循环…效率较低")."""
-    calls = {key: c["calls"] for key, c in counts.items()}
+def operations(function, make_args, sizes=None):
+    """The operations of one call of function at each (B, T) of sizes (LOOP_SIZES by default):
+    {"B=2, T=4": {"operators": n, "names": [...]}, …}; make_args(B, T) gives the arguments."""
+    return {f"B={B}, T={T}": function.operations(*make_args(B, T))
+            for B, T in (sizes or LOOP_SIZES)}
+
+
+LOOP_SIZES = ((2, 4), (2, 8), (4, 4))  # two lengths and two batch sizes
+
+
+def expect_no_loop(counts, source_loops, what):
+    """Vectorised ("直接用循环…效率较低"): the number of operators the call reaches, counted in
+    the dispatcher, does not grow with T or B; and the learner's source, read here, has no loop
+    that can run once per position or sample in the code the call reaches."""
+    calls = {key: c["operators"] for key, c in counts.items()}
     if len(set(calls.values())) > 1:
         listed = ", ".join(f"{key}: {n}" for key, n in calls.items())
         fail(f"{what} 调用 torch 运算的次数随长度或批量变化（{listed}），说明有对位置或样本的 Python 循环。"
              "课文说：直接用循环来求平均效率较低——请用一次矩阵乘法完成",
-             f"{what} makes a different number of torch calls as T or B change ({listed}): a "
-             "Python loop over positions or samples. The lesson: a loop is slow "
+             f"{what} makes a different number of torch operations as T or B change ({listed}): "
+             "a Python loop over positions or samples. The lesson: a loop is slow "
              "(直接用循环来求平均效率较低); do it with one matrix product")
+    if source_loops:
+        file, line, text = source_loops[0]
+        fail(f"{what} 用到的代码里有循环（{file} 第 {line} 行：{text}）。课文说：直接用循环来求平均效率较低——"
+             "请用一次矩阵乘法同时算出所有位置",
+             f"the code {what} runs has a loop ({file}, line {line}: {text}). The lesson: a loop "
+             "is slow (直接用循环来求平均效率较低); compute every position at once with one matrix "
+             "product")
 
 
-# PyTorch's ready-made attention, as the torch-call counter names it (nn.MultiheadAttention runs
-# multi_head_attention_forward).
-FORBIDDEN = {"scaled_dot_product_attention", "multi_head_attention_forward"}
+# PyTorch's ready-made attention, however it is named: the Python function, its aten operators
+# (any overload, any backend), nn.MultiheadAttention's functional form and fast path.
+FORBIDDEN = ("scaled_dot_product", "multi_head_attention", "flash_attention",
+             "efficient_attention", "cudnn_attention", "_transformer_encoder")
 
 
 def forbidden_calls(counts):
-    """The ready-made attention functions among the calls that count_torch_calls saw."""
-    return sorted(FORBIDDEN.intersection(set().union(*(c["names"] for c in counts.values()))))
+    """The ready-made attention among the names that a call's operations reached."""
+    names = set().union(*(c["names"] for c in counts.values()))
+    return sorted({normalised(name) for name in names
+                   if any(word in name.lower() for word in FORBIDDEN)})
 
 
-def expect_built_yourself(counts, what):
-    used = forbidden_calls(counts)
+def normalised(name):
+    """'aten._scaled_dot_product_flash_attention_for_cpu.default' → the operator's own name."""
+    name = name.removesuffix(".default")
+    return name.split("::")[-1].removeprefix("aten.").removeprefix("torch.")
+
+
+def ready_made(counts, source_names):
+    return sorted(set(forbidden_calls(counts)) | set(source_names))
+
+
+def expect_built_yourself(counts, source_names, what):
+    """No ready-made attention: neither among the operations reached (counted in the worker) nor
+    named in the learner's source (read here)."""
+    used = ready_made(counts, source_names)
     if used:
         fail(f"{what} 调用了 PyTorch 现成的注意力（{', '.join(used)}）。这一课的目的就是亲手搭出注意力，"
              "所以这里不能用它：请用课文的步骤，点积、缩放、掩码、softmax、加权求和",
@@ -265,8 +292,8 @@ def expect_built_yourself(counts, what):
              "steps, dot products, scaling, the mask, softmax, a weighted sum")
 
 
-def shortcut_diagnosis(counts, key):
-    used = forbidden_calls(counts)
+def shortcut_diagnosis(counts, source_names, key):
+    used = ready_made(counts, source_names)
     if used:
         return Diagnosis(key,
                          f"用了 PyTorch 现成的注意力（{', '.join(used)}）。结果也许是对的，但这一课要你亲手"
@@ -275,6 +302,64 @@ def shortcut_diagnosis(counts, key):
                          "may be right, but this lesson asks you to take every step yourself: dot "
                          "products, scaling, the mask, softmax, the weighted sum, each one visible")
     return None
+
+
+# -- derivatives ----------------------------------------------------------------------------------
+
+def row_gradients(function, inputs, future, gen):
+    """The gradient that out[t] sends back to the input, for every t at once: `inputs` (T, T, …)
+    holds T copies of one example, and copy t's output gradient is random at row t, 0 elsewhere.
+    `future` marks, for copy t, the input entries that belong to positions after t.
+    Returns {"grad": (T, T, …) or None when the output carries no gradient, "agreement": [(the
+    reported gradient along a direction, finite differences of forward calls along it), …]} for
+    a random direction and one in the future alone: a worker cannot report gradients that its
+    own forward pass does not have."""
+    with_rows = function(inputs)
+    if not isinstance(with_rows, torch.Tensor) or with_rows.dim() < 2 \
+            or with_rows.shape[:2] != inputs.shape[:2]:
+        return {"grad": None, "agreement": [], "output": with_rows}
+    grad_output = torch.zeros(with_rows.shape)
+    for t in range(inputs.shape[0]):
+        grad_output[t, t] = randn(gen, *with_rows.shape[2:])
+    reply = function.vjp([inputs], wrt=[0], grad_output=grad_output)
+    grads = reply["input_grads"] if isinstance(reply, dict) else None
+    grad = grads[0] if isinstance(grads, list) and len(grads) == 1 else None
+    if not isinstance(grad, torch.Tensor) or grad.shape != inputs.shape:
+        return {"grad": None, "agreement": [], "output": reply.get("output")
+                if isinstance(reply, dict) else None}
+    agreement = []
+    for direction in (randn(gen, *inputs.shape), randn(gen, *inputs.shape) * future):
+        claimed = float((grad.double() * direction.double()).sum())
+        agreement.append((claimed, finite_difference(function, inputs, direction, grad_output)))
+    return {"grad": grad, "agreement": agreement, "output": reply["output"]}
+
+
+def finite_difference(function, inputs, direction, grad_output, step=1e-3):
+    """Σ grad_output · (f(x + step·d) − f(x − step·d)) / 2·step: the directional derivative that an
+    honest vector-Jacobian product must agree with. None when the calls return no such tensor."""
+    ahead = function(inputs + step * direction)
+    behind = function(inputs - step * direction)
+    if not all(isinstance(t, torch.Tensor) and t.shape == grad_output.shape
+               for t in (ahead, behind)):
+        return None
+    return float((grad_output.double() * (ahead.double() - behind.double())).sum() / (2 * step))
+
+
+def expect_row_gradients(result, what):
+    """The gradients came back, and they agree with the forward pass; returns them (float64)."""
+    if result["grad"] is None:
+        fail(f"{what} 的输出不带梯度：里面用了 torch.no_grad() 或 .detach()？这样模型就没法通过它学习",
+             f"the output of {what} carries no gradient: torch.no_grad() or .detach() inside? "
+             "A model could not learn through it")
+    for claimed, numeric in result["agreement"]:
+        if numeric is None or abs(numeric - claimed) > 2e-2 + 2e-2 * abs(numeric):
+            shown = "?" if numeric is None else f"{numeric:.4g}"
+            fail(f"{what} 报告的梯度与它自己的前向计算不一致（沿一个随机方向：梯度给出 {claimed:.4g}，"
+                 f"有限差分给出 {shown}）",
+                 f"the gradient {what} reports disagrees with its own forward pass (along a "
+                 f"random direction: the gradient gives {claimed:.4g}, finite differences give "
+                 f"{shown})")
+    return result["grad"].double()
 
 
 def upper_triangle(t):

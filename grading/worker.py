@@ -1,12 +1,16 @@
-"""The worker side: the only place where a submission's code runs.
+"""The worker side: the only place where a submission's code runs. It holds no test logic.
 
 The judge starts one *zygote* per grading run: a fresh interpreter, started with a minimal
-environment, that imports torch and the scenario functions of tests/ (never the solutions) and then
-waits. For each exercise the judge asks it to fork a *worker*. The worker leaves the zygote's
-session, redirects its output to a private file, imports the one exercise module of the submission
-and then runs scenarios on it, one request at a time, over a socket that goes straight to the judge.
+environment, that imports torch and waits. For each exercise the judge asks it to fork a *worker*.
+The worker leaves the zygote's session, sends its output to a private unlinked file, puts up its
+walls (grading/sandbox.py), imports the one exercise module of the submission and then does what
+the judge asks, one request at a time, over a socket that goes straight to the judge. The requests
+are primitive (see Executor): construct an object, set a named tensor, call a function or method on
+the judge's tensors, a vector-Jacobian product, the operations of one call. Everything the judge
+concludes, it concludes from what came back.
 
-Run as a script by grading.zygote: python -I grading/worker.py ROOT TESTS_DIR CONTROL_FD[,FD…]
+This file imports nothing of tests/, the test kit or the solutions.
+Run as a script by grading.zygote: python -I grading/worker.py ROOT CONTROL_FD[,FD…]
 """
 import gc
 import importlib
@@ -18,32 +22,179 @@ import select
 import signal
 import socket
 import sys
+import tempfile
 import traceback
 
 SUBMISSION_PACKAGE = "submission"  # the name a submission folder is imported under, in a worker
 OUTPUT_LIMIT = 2000  # characters of captured output sent back per call
+OUTPUT_FILE_LIMIT = 8 * 1024 * 1024  # bytes a worker may print or write in all
+
+
+# -- what a worker does for the judge -------------------------------------------------------------
+
+class Executor:
+    """The primitive requests, on one module. Used by a worker on the submission, and by the judge
+    on the solution, so that both answer the same requests in the same way.
+
+    Objects that the judge constructs stay here, by handle number; values go back as they are.
+    Calls run under torch.no_grad(), as in evaluation; only `vjp` records gradients."""
+
+    def __init__(self, module):
+        self.module = module
+        self.objects = []
+
+    def run(self, request):
+        op = request["op"]
+        if op not in ("call", "set", "inspect", "parameters", "vjp", "count"):
+            raise ValueError(f"unknown request {op!r}")
+        return getattr(self, op)(request)
+
+    def handle_of(self, obj):
+        from grading.protocol import Handle
+        for number, known in enumerate(self.objects):
+            if known is obj:
+                return Handle(number, type(obj).__qualname__)
+        self.objects.append(obj)
+        return Handle(len(self.objects) - 1, type(obj).__qualname__)
+
+    def _target(self, target):
+        """{"name": N} an attribute of the module; {"handle": H} an object; + "method": M."""
+        if "handle" in target:
+            obj = self.objects[target["handle"]]
+        else:
+            obj = getattr(self.module, target["name"])
+        return getattr(obj, target["method"]) if "method" in target else obj
+
+    def _arguments(self, request):
+        from grading.protocol import Handle
+        return [self.objects[a.number] if isinstance(a, Handle) else a
+                for a in request.get("args", [])]
+
+    def _result(self, target, value):
+        """Objects made by a class the judge named, and objects already held, stay here."""
+        import torch.nn as nn
+        if isinstance(target, type) or any(value is known for known in self.objects) \
+                or isinstance(value, nn.Module):
+            return self.handle_of(value)
+        return value
+
+    def call(self, request):
+        import torch
+        target = self._target(request["target"])
+        with torch.no_grad():
+            return self._result(target, target(*self._arguments(request),
+                                               **request.get("kwargs", {})))
+
+    def _resolve(self, handle, path):
+        """(the object at handle's dotted path, "") or (None, the first name that is missing)."""
+        obj = self.objects[handle]
+        for part in path.split("."):
+            if not hasattr(obj, part):
+                return None, part
+            obj = getattr(obj, part)
+        return obj, ""
+
+    def inspect(self, request):
+        import torch
+        obj, missing = self._resolve(request["handle"], request["path"])
+        if missing:
+            return {"missing": missing}
+        found = {"type": type(obj).__qualname__}
+        if isinstance(obj, torch.Tensor):
+            found["shape"] = list(obj.shape)
+            found["requires_grad"] = bool(obj.requires_grad)
+        return found
+
+    def set(self, request):
+        """Copy the judge's tensor into an existing tensor of the same shape (a weight, a table)."""
+        import torch
+        found = self.inspect(request)
+        if found.get("shape") == list(request["value"].shape):
+            obj, _ = self._resolve(request["handle"], request["path"])
+            with torch.no_grad():
+                obj.copy_(request["value"])
+        return found
+
+    def parameters(self, request):
+        return [[name, list(p.shape), bool(p.requires_grad)]
+                for name, p in self.objects[request["handle"]].named_parameters()]
+
+    def vjp(self, request):
+        """The output for the judge's inputs and, for the judge's output gradient, the gradients
+        of the inputs listed in "wrt" and of the object's parameters. The inputs reach the learner's
+        code as results of an operation (not as leaves), as inside a model."""
+        import torch
+        target = self._target(request["target"])
+        args = self._arguments(request)
+        leaves = {i: args[i].detach().clone().requires_grad_(True) for i in request["wrt"]}
+        args = [leaves[i] * 1 if i in leaves else a for i, a in enumerate(args)]
+        owner = self.objects[request["target"]["handle"]] if "handle" in request["target"] \
+            else None
+        named = [(n, p) for n, p in owner.named_parameters() if p.requires_grad] \
+            if request.get("parameters") and owner is not None else []
+        with torch.enable_grad():
+            out = target(*args)
+            if type(out) is not torch.Tensor or not out.requires_grad:
+                return {"output": out, "input_grads": None, "parameter_grads": None}
+            wanted = [leaves[i] for i in request["wrt"]] + [p for _, p in named]
+            grads = torch.autograd.grad(out, wanted, request["grad_output"], allow_unused=True)
+        count = len(request["wrt"])
+        return {"output": out.detach(), "input_grads": list(grads[:count]),
+                "parameter_grads": {n: g for (n, _), g in zip(named, grads[count:])}}
+
+    def count(self, request):
+        """Run one call and name every operation it reached, at three levels: the aten operators
+        (below autograd, in the dispatcher), the torch functions of Python, and the functions
+        written in C that Python called. Returns {"operators": n, "names": [...]}."""
+        import torch
+        from torch.overrides import TorchFunctionMode
+        from torch.utils._python_dispatch import TorchDispatchMode
+        names, operators = set(), [0]
+
+        class Operators(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                operators[0] += 1
+                names.add(str(func))
+                return func(*args, **(kwargs or {}))
+
+        class Functions(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                names.add(getattr(func, "__qualname__", None) or getattr(func, "__name__", "?"))
+                return func(*args, **(kwargs or {}))
+
+        def profile(frame, event, arg):
+            if event == "c_call":
+                names.add(f"{getattr(arg, '__module__', None) or ''}.{arg.__name__}")
+
+        target = self._target(request["target"])
+        args = self._arguments(request)
+        previous = sys.getprofile()
+        with torch.no_grad(), Functions(), Operators():
+            sys.setprofile(profile)
+            try:
+                target(*args)
+            finally:
+                sys.setprofile(previous)
+        return {"operators": operators[0], "names": sorted(names)[:2000]}
 
 
 # -- the zygote -----------------------------------------------------------------------------------
 
-def zygote_main(root, tests_dir, control_fds):
+def zygote_main(root, control_fds):
     """Serve fork requests on each control connection (one per judge) until all are closed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
     controls = [socket.socket(fileno=fd) for fd in control_fds]
     sys.path.insert(0, root)
-    sys.path.insert(0, tests_dir)
     import torch  # noqa: F401  (the expensive import, done once for every worker)
+    import torch.utils._python_dispatch  # noqa: F401
     from grading import protocol, sandbox  # noqa: F401
     torch.backends.cpu.get_cpu_capability()  # reads /proc/cpuinfo now: workers may not
     sandbox.become_subreaper()
-    for name in sorted(os.listdir(tests_dir)):
-        if name.startswith("test_") and name.endswith(".py"):
-            importlib.import_module(name[:-3])  # scenarios live in the test modules
-    import grading.demo  # noqa: F401  (the demo's training runs in a worker too)
+    import grading.demo  # noqa: F401  (the demo's training runs in a worker)
+    _warm_up()
     # Everything the workers need is imported: the repository leaves the path, so that a submission
     # imports neither the repository's exercises/ nor solutions/ by an absolute import.
     sys.path.remove(root)
-    sys.path.remove(tests_dir)
     # Every object so far is permanent: collections in the workers skip them, and do not touch
     # (and so copy) their pages after fork.
     gc.freeze()
@@ -65,19 +216,44 @@ def zygote_main(root, tests_dir, control_fds):
     os._exit(0)  # nothing to flush or save; a normal teardown of torch costs half a second
 
 
+def _warm_up():
+    """Every primitive once, on a tiny module, so that what torch loads or builds lazily on first
+    use (the dispatch modes, autograd) is loaded here once, not in every worker behind its walls."""
+    import types
+
+    import torch
+    import torch.nn as nn
+    from grading import protocol
+    example = types.SimpleNamespace(Layer=lambda: nn.Linear(2, 2, bias=False))
+    executor = Executor(example)
+    layer = executor.run({"op": "call", "target": {"name": "Layer"}, "args": []})
+    x, target = torch.ones(1, 2), {"handle": layer.number}
+    executor.run({"op": "set", "handle": layer.number, "path": "weight", "value": torch.eye(2)})
+    executor.run({"op": "count", "target": target, "args": [x]})
+    executor.run({"op": "vjp", "target": target, "args": [x], "wrt": [0], "grad_output": x,
+                  "parameters": True})
+    protocol.from_wire(protocol.to_wire(x))
+
+
 def _serve(request, control, controls, children):
     from grading import sandbox
     op = request.get("op")
     if op == "spawn":
         judge_end, worker_end = socket.socketpair()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError as error:  # no more processes: the judge reports a grading error
+            judge_end.close()
+            worker_end.close()
+            _control_send(control, {"error": f"could not fork a worker: {error}"})
+            return
         if pid == 0:
             try:
                 for other in controls:
                     other.close()
                 judge_end.close()
                 _worker_main(worker_end, request["package_dir"], request["module"],
-                             request["workdir"], request["memory"])
+                             request["memory"])
             finally:
                 os._exit(0)
         worker_end.close()
@@ -124,53 +300,47 @@ def _control_recv(sock):
 
 # -- a worker -------------------------------------------------------------------------------------
 
-def _worker_main(sock, package_dir, module_name, workdir, memory):
-    os.setsid()  # its own process group: the judge kills the group, children included
+def _worker_main(sock, package_dir, module_name, memory):
+    os.setsid()  # its own process group: the judge kills the group
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     import torch
     from grading import protocol, sandbox
 
     torch.set_num_threads(1)
-    os.makedirs(workdir, exist_ok=True)
-    os.chdir(workdir)  # the judge removes it when the run ends
-    output = _capture_output(workdir)
+    output = _capture_output()
     package_dir = os.path.realpath(package_dir)
-    sandbox.limit_resources(memory)
-    walls = sandbox.restrict_filesystem(package_dir, os.path.realpath(workdir))
-
+    os.chdir(package_dir)
+    _close_other_files(keep={0, 1, 2, sock.fileno(), output.file.fileno()})
+    walls = {"oom": sandbox.prefer_oom_kill(),
+             "limits": sandbox.limit_resources(memory, OUTPUT_FILE_LIMIT),
+             "capabilities": sandbox.drop_privileges(),
+             "landlock": sandbox.restrict_filesystem(package_dir),
+             "seccomp": sandbox.forbid_syscalls()}
     try:
         module = _import_submission(package_dir, module_name)
     except BaseException as error:  # noqa: B036  (SystemExit and KeyboardInterrupt included)
         protocol.send(sock, {"ready": False, "error": _describe(error, package_dir),
                              "output": output.read_new()})
         return
-    protocol.send(sock, {"ready": True, "output": output.read_new(), "landlock": walls})
-
+    protocol.send(sock, {"ready": True, "output": output.read_new(),
+                         "walls": {k: str(v) for k, v in walls.items()}})
+    executor = Executor(module)
     while True:
         try:
-            request = protocol.recv(sock)
+            request = protocol.from_wire(protocol.recv(sock))
         except protocol.PeerClosed:
             return
         try:
-            scenario = _find_scenario(*request["scenario"])
-        except (KeyError, AttributeError) as error:
-            protocol.send(sock, {"ok": False, "internal": f"scenario not found: {error}"})
-            continue
-        generator = torch.Generator().manual_seed(request["seed"])
-        try:
-            result = scenario(module, generator, **request["params"])
+            if request["op"] == "demo":  # not grading: the demo trains the learner's head here
+                import grading.demo
+                result = grading.demo.run(module, request["seed"])
+            else:
+                result = executor.run(request)
             reply = {"ok": True, "result": protocol.to_wire(result)}
         except BaseException as error:  # noqa: B036
             reply = {"ok": False, "error": _describe(error, package_dir)}
         reply["output"] = output.read_new()
         protocol.send(sock, reply)
-
-
-def _find_scenario(module_name, qualname):
-    found = sys.modules[module_name]
-    for part in qualname.split("."):
-        found = getattr(found, part)
-    return found
 
 
 def _import_submission(package_dir, module_name):
@@ -195,9 +365,9 @@ def _describe(error, package_dir):
     """The exception as data: its type, message and the frames that are in the submission."""
     frames = []
     for frame in traceback.extract_tb(error.__traceback__):
-        path = os.path.realpath(frame.filename)
+        path = os.path.realpath(frame.filename) if os.path.isabs(frame.filename) else ""
         if path.startswith(package_dir + os.sep):
-            frames.append([os.path.relpath(path, package_dir), frame.lineno, frame.name,
+            frames.append([os.path.relpath(path, package_dir), frame.lineno or 0, frame.name,
                            (frame.line or "").strip()])
     if isinstance(error, SyntaxError) and error.filename:
         path = os.path.realpath(error.filename)
@@ -207,36 +377,59 @@ def _describe(error, package_dir):
     if isinstance(error, SystemExit):
         message = repr(error.code)  # the judge words it
     else:
-        message = str(error)
+        try:
+            message = str(error)
+        except BaseException:  # noqa: B036  (a __str__ of the learner's that raises)
+            message = "?"
     return {"type": type(error).__name__, "message": message[:2000], "frames": frames[-5:]}
 
 
 class _Output:
     """fd 1 and 2 go to a file; each call sends back what is new, cut to OUTPUT_LIMIT."""
 
-    def __init__(self, path):
-        self.file = open(path, "rb")
+    def __init__(self, file):
+        self.file = file
 
     def read_new(self):
-        sys.stdout.flush()
-        sys.stderr.flush()
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
         data = self.file.read(OUTPUT_LIMIT + 1)
         self.file.seek(0, os.SEEK_END)  # anything beyond the limit is dropped, not sent later
         text = data.decode("utf-8", "replace")
         return text if len(text) <= OUTPUT_LIMIT else text[:OUTPUT_LIMIT] + " …(cut)"
 
 
-def _capture_output(workdir):
-    path = os.path.join(workdir, "output.txt")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+def _capture_output():
+    """fd 1 and 2 into a file that has no name (removed at once): it needs no writable folder,
+    and it is gone with the worker. Its size is capped by RLIMIT_FSIZE."""
+    fd, path = tempfile.mkstemp(prefix="grader-output-")
+    reader = open(path, "rb")
+    os.unlink(path)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
     os.close(null)
-    return _Output(path)
+    return _Output(reader)
+
+
+def _close_other_files(keep):
+    """Nothing inherited stays open in a worker but what it needs."""
+    try:
+        open_fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        open_fds = range(3, 256)
+    for fd in open_fds:
+        if fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 if __name__ == "__main__":
-    zygote_main(sys.argv[1], sys.argv[2], [int(fd) for fd in sys.argv[3].split(",")])
+    zygote_main(sys.argv[1], [int(fd) for fd in sys.argv[2].split(",")])

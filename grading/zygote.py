@@ -31,12 +31,11 @@ def minimal_environment(home):
 class Zygote:
     """A clean interpreter with torch imported, from which workers are forked."""
 
-    def __init__(self, root, tests_dir, memory=MEMORY_CAP, clients=1):
+    def __init__(self, root, memory=MEMORY_CAP, clients=1):
         """`clients` control connections: one per judge process that will use this zygote."""
         self.controls, self.process = [], None
         self.memory = memory
         self.tmp = tempfile.mkdtemp(prefix="grader-")
-        self._count = 0
         if not sys.platform.startswith("linux"):
             raise GradingError("the grader runs on Linux (or WSL on Windows); this is "
                                f"{sys.platform}")
@@ -47,7 +46,7 @@ class Zygote:
         self.log_path = os.path.join(self.tmp, "zygote.log")
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-I", str(WORKER_SCRIPT), str(root), str(tests_dir),
+                [sys.executable, "-I", str(WORKER_SCRIPT), str(root),
                  ",".join(map(str, child_fds))],
                 pass_fds=child_fds, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                 env=minimal_environment(self.tmp), cwd=self.tmp)
@@ -97,11 +96,10 @@ class Zygote:
     def spawn(self, package_dir, module):
         """Fork a worker for one exercise module; returns (pid, socket to it)."""
         self.wait_ready()
-        self._count += 1
-        workdir = os.path.join(self.tmp, f"worker-{os.getpid()}-{self._count}")
         reply, fds = self._request({"op": "spawn", "package_dir": str(package_dir),
-                                    "module": module, "workdir": workdir,
-                                    "memory": self.memory})
+                                    "module": module, "memory": self.memory})
+        if "error" in reply:
+            raise GradingError(reply["error"])
         if len(fds) != 1:
             raise GradingError("the worker process did not hand over a connection")
         return reply["pid"], socket.socket(fileno=fds[0])

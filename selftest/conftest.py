@@ -84,7 +84,7 @@ def pytest_sessionstart(session):
     for mistake in MISTAKES:
         materialise_mistake(mistake, folder / mistake_id(mistake))
     materialise_mistake(MISTAKES[0], folder / "replay")  # the same mistake twice: same messages
-    for kind in ("fair", "broken", "attack"):
+    for kind in ("fair", "broken", "attack", "twin"):
         for fixture in fixture_dirs(kind):
             materialise_files(fixture, folder / fixture.name)
     # Two batches at once, one per core, the slow fixtures dealt out between them.

@@ -230,6 +230,10 @@ MISTAKES = [
             diagnosis="ex6.no_mask",
             caught_by=("test_causal_for_every_token", "test_jacobian",
                        "test_first_position_sees_itself")),
+    Mistake("detached_weights", "ex6_head",
+            "q = self.query(x)  #", "q = x @ self.query.weight.detach().T  #",
+            "the query weight detached: right values, but it cannot learn",
+            diagnosis="ex6.detached", caught_by=("test_gradients_match_reference",)),
 ]
 
 

@@ -1,6 +1,7 @@
-"""Grading that cannot be fooled: each attack fixture gets exactly the points its code honestly
-earns, the other five exercises are graded as if it were not there, the grader's files are
-untouched, nothing it started outlives the run, and the results file holds the honest score."""
+"""Grading that cannot be fooled: each attack fixture gets at most the points of its honest twin
+(the same answer without the attack), the other five exercises are graded as if it were not
+there, the grader's files are untouched, nothing it started outlives the run, and the results file
+holds the honest score."""
 import json
 import os
 import time
@@ -8,17 +9,17 @@ import time
 import pytest
 
 from conftest import fingerprint, processes_mentioning
-from fixtures import exercise_of_fixture, fixture_dirs
+from fixtures import SUBMISSIONS, exercise_of_fixture, fixture_dirs
 from grading.sandbox import landlock_abi
 
-# What each attacked exercise honestly earns: 0 for a wrong or absent answer; the points of what
-# its code does compute right otherwise.
+# What the first attacks' exercises honestly earn, from before attacks came with twins: 0 for a
+# wrong or absent answer; the points of what its code does compute right otherwise.
 HONEST = {
     "attack-ex1-sleepers": 10,  # right answer; its twenty sleepers must be gone
     "attack-ex2-edit_tests": 0,
     "attack-ex2-secrets": 0,  # right only if it found the secret
     "attack-ex3-pickle_reduce": 2,  # its three layers are right nn.Linear(n_embd, head_size)
-    "attack-ex3-print_50mb": 2,  # its layers are right; its printing runs into the 64 MB cap
+    "attack-ex3-print_50mb": 2,  # its layers are right; its printing runs into the size cap
     "attack-ex4-patch_comparisons": 0,
     "attack-ex5-memory": 0,
     "attack-ex5-tensor_subclass": 0,
@@ -29,19 +30,32 @@ PICKLE_MARKER = "/tmp/grader-attack-pickle-ran"
 needs_landlock = pytest.mark.skipif(landlock_abi() < 6, reason="needs Landlock ABI 6 (Linux 6.12+)")
 
 
-def test_every_attack_has_an_honest_score():
-    assert sorted(HONEST) == [p.name for p in fixture_dirs("attack")]
+def twin_of(fixture):
+    """The honest twin: the same answer without the attack."""
+    return SUBMISSIONS / fixture.name.replace("attack-", "twin-", 1)
+
+
+def test_every_attack_has_an_honest_twin():
+    for fixture in fixture_dirs("attack"):
+        assert fixture.name in HONEST or twin_of(fixture).is_dir(), f"{fixture.name}: no twin"
+        if twin_of(fixture).is_dir():
+            assert [p.name for p in fixture.glob("ex*.py")] == \
+                [p.name for p in twin_of(fixture).glob("ex*.py")]
+    assert sorted(HONEST) == sorted(p.name for p in fixture_dirs("attack")
+                                    if not twin_of(p).is_dir())
 
 
 @needs_landlock
 @pytest.mark.parametrize("fixture", fixture_dirs("attack"), ids=lambda p: p.name)
-def test_attack_earns_only_its_honest_points(graded, fixture):
+def test_attack_earns_at_most_its_twins_points(graded, fixture):
     record = graded[fixture.name]
     exercise = exercise_of_fixture(fixture)
     scores = {name: (ex["score"], ex["max"]) for name, ex in record["exercises"].items()}
-    assert scores.pop(exercise)[0] == HONEST[fixture.name]
+    honest = graded[twin_of(fixture).name]["exercises"][exercise]["score"] \
+        if twin_of(fixture).is_dir() else HONEST[fixture.name]
+    assert scores.pop(exercise)[0] <= honest
     assert all(got == full for got, full in scores.values()), scores
-    assert record["seconds"] < 60
+    assert record["status"] == "graded" and record["seconds"] < 90
 
 
 @needs_landlock

@@ -30,14 +30,14 @@ def test_grading_step_under_attack_summary_annotations_and_pass_mark(tmp_path):
     env, summary, _ = actions_environment(tmp_path, PASS_MARK="80", GRADER_TEST_SECRET="x")
     done = subprocess.run(["bash", str(copy / ".github" / "scripts" / "grade.sh")], env=env,
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1, done.stdout + done.stderr  # 76 points: below a mark of 80
+    assert done.returncode == 1, done.stdout + done.stderr  # 75 points: below a mark of 80
     table = summary.read_text()
-    assert "76/100 (pass mark 80) ❌" in table and "| ex1_embedding | 10/10 | ✓ done |" in table
+    assert "75/100 (pass mark 80) ❌" in table and "| ex1_embedding | 10/10 | ✓ done |" in table
     errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
     assert len(errors) == 1 and errors[0].startswith("::error file=exercises/ex6_head.py")
     time.sleep(2)  # the detached rewriter would have struck by now
     results = (copy / "results.json").read_text()
-    assert json.loads(results)["score"] == 76 and "forged" not in results
+    assert json.loads(results)["score"] == 75 and "forged" not in results
     assert not processes_mentioning(str(copy))
 
 

@@ -54,3 +54,37 @@ def test_oversized_and_truncated_messages_are_refused():
     a.close()
     with pytest.raises(protocol.PeerClosed):
         protocol.recv(b, timeout=1)
+
+
+@pytest.mark.parametrize("message", [
+    {"ok": False, "internal": "scenario not found", "output": ""},  # a key no reply has
+    {"ok": "yes", "result": 1},  # ok must be a bool
+    {"ok": False, "error": {"type": "X", "message": "m", "frames": [[1, 2], "x"]}, "output": ""},
+    {"ok": False, "error": {"type": "X", "message": "m",
+                            "frames": [["a" * 10, -1, {}, []]]}, "output": ""},
+    {"ok": False, "error": {"type": "X", "message": "m", "frames": [["f", 1, "g", "s"]] * 100}},
+    {"ok": True, "result": {"__tuple__": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}},  # nested too deep
+    {"ok": True, "result": {"__handle__": "1", "type": "Head"}},
+    {"ok": True, "result": {"__tensor__": "float32", "shape": [1] * 20, "data": ""}},
+])
+def test_forged_replies_are_refused(message):
+    with pytest.raises(protocol.ProtocolError):
+        protocol.reply(message)
+
+
+def test_json_nested_100000_deep_is_a_protocol_error_not_a_crash():
+    a, b = socket.socketpair()
+    payload = b'{"ok": true, "result": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    a.sendall(len(payload).to_bytes(8, "big") + payload)
+    with pytest.raises(protocol.ProtocolError):
+        protocol.recv(b, timeout=5)
+
+
+def test_learner_text_arrives_inert():
+    kind, error, output = protocol.reply({
+        "ok": False, "output": "\x1b[2J\x1b[HTotal 100/100\r\n",
+        "error": {"type": "Value\x1bError", "message": "bad \x1b]0;title\x07 \u202eevil",
+                  "frames": [["ex5\x1b[31m.py", 3, "f\n", "x = 1\x00"]]}})
+    assert kind == "error" and output == "[2J[HTotal 100/100\n"
+    assert error["type"] == "ValueError" and error["message"] == "bad ]0;title evil"
+    assert error["frames"] == [["ex5[31m.py", 3, "f ", "x = 1"]]

@@ -24,7 +24,7 @@ def pytest_configure(config):
         return
     from grading.zygote import Zygote
     seed = config.getoption("--seed")
-    plugin = GradingPlugin(Zygote(ROOT, ROOT / "tests"), config.getoption("--submission"),
+    plugin = GradingPlugin(Zygote(ROOT), config.getoption("--submission"),
                            config.getoption("--reference"),
                            random.randrange(1 << 31) if seed is None else seed,
                            config.getoption("--call-timeout"))

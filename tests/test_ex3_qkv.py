@@ -41,8 +41,7 @@ def project(ex, gen, B, T, n_embd, head_size, zero_input=False):
 
 def layer_shapes(ex, gen, n_embd, head_size):
     m = ex.QKV(n_embd, head_size)
-    return {name: list(getattr(getattr(m, name, None), "weight", torch.empty(0)).shape)
-            for name in ("query", "key", "value")}
+    return {name: m.inspect(f"{name}.weight").get("shape", [0]) for name in ("query", "key", "value")}
 
 
 def sizes(shape):

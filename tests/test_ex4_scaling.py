@@ -1,10 +1,13 @@
 """Exercise 4 · scaled dot-product scores (缩放): q @ kᵀ · head_size^-0.5, shape (B, T, T)."""
+import torch
+
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Diagnosis, close, count_torch_calls, expect_built_yourself, \
+from grading.testkit import SHAPES, Diagnosis, close, operations, expect_built_yourself, \
     expect_close, expect_tensor, fail, hidden, public, randn, shortcut_diagnosis
 
-# Many scores, so that their variance is estimated within a few percent: (16, 32, 32) scores.
-VARIANCE_SHAPE = dict(B=16, T=32, head_size=64)
+# Many scores, so that their variance is estimated within a few percent; head sizes drawn afresh
+# each run, one small and one large, and far from T (scaling by √T must not pass by chance).
+VARIANCE_B, VARIANCE_T, VARIANCE_HEAD_SIZES = (24, 32), (16, 24), ((4, 8), (64, 96))
 HINTS = [
     Bi("第 i 行第 j 列是第 i 个字的查询与第 j 个字的键的点积。两个 (B, T, head_size) 的张量，怎样一次算出"
        "所有 (i, j) 的点积？然后想一想：点积随 head_size 变大而变大，要除以什么才能拉回温和的范围？",
@@ -31,10 +34,23 @@ def scores(ex, gen, B, T, head_size):
     return ex.attention_scores(inputs["q"], inputs["k"])
 
 
+def variance_scores(ex, gen):
+    """For a small and a large head_size: (the shape, its scores, and the scores of a part of the
+    same q and k: the first two examples' first five positions, which must be the same numbers)."""
+    out = []
+    for low, high in VARIANCE_HEAD_SIZES:
+        B, T, H = (int(torch.randint(a, b + 1, (1,), generator=gen))
+                   for a, b in (VARIANCE_B, VARIANCE_T, (low, high)))
+        inputs = draw(gen, B, T, H)
+        part = ex.attention_scores(inputs["q"][:2, :5].clone(), inputs["k"][:2, :5].clone())
+        out.append((dict(B=B, T=T, head_size=H), ex.attention_scores(inputs["q"], inputs["k"]),
+                    part))
+    return out
+
+
 def calls(ex, gen, head_size):
-    return {f"B={B}, T={T}": count_torch_calls(ex.attention_scores, randn(gen, B, T, head_size),
-                                               randn(gen, B, T, head_size))
-            for B, T in ((2, 4), (2, 8), (4, 4))}
+    return operations(ex.attention_scores,
+                      lambda B, T: (randn(gen, B, T, head_size), randn(gen, B, T, head_size)))
 
 
 def shapes():
@@ -56,23 +72,29 @@ def test_shape(submission):
 def test_variance_is_about_one(submission):
     """with unit-Gaussian q and k, the scaled scores have variance ≈ 1
     q、k 是单位高斯随机数时，缩放后的分数方差约为 1"""
-    s = VARIANCE_SHAPE
-    got = expect_tensor(submission(scores, **s), "attention_scores(q, k)",
-                        (s["B"], s["T"], s["T"]), ("B", "T", "T"))
-    variance = got.var().item()
-    if not 0.8 < variance < 1.25:
-        fail(f"head_size={s['head_size']} 时分数的方差是 {variance:.3g}；缩放正确时约为 1（不缩放约为 "
-             "head_size）：乘以 head_size ** -0.5，即除以 head_size 的平方根",
-             f"the scores have variance {variance:.3g} for head_size={s['head_size']}; scaled "
-             "right it is ≈ 1 (unscaled ≈ head_size): multiply by head_size ** -0.5, the inverse "
-             "of the square root of head_size")
+    for s, scores_, part in submission(variance_scores):
+        got = expect_tensor(scores_, "attention_scores(q, k)", (s["B"], s["T"], s["T"]),
+                            ("B", "T", "T"))
+        expect_close(part, got[:2, :5, :5], "attention_scores(q[:2, :5], k[:2, :5])",
+                     ("B", "T", "T"), source=Bi("整批计算时这些位置是", "for the whole batch it is"),
+                     hint=Bi("每个样本、每对位置的分数只取决于这两个位置的 q 和 k，与批量大小和长度无关。",
+                             "The score of a pair of positions depends only on their q and k, "
+                             "not on the batch size or the length."))
+        variance = got.var().item()
+        if not 0.8 < variance < 1.25:
+            fail(f"head_size={s['head_size']} 时分数的方差是 {variance:.3g}；缩放正确时约为 1（不缩放约为 "
+                 "head_size）：乘以 head_size ** -0.5，即除以 head_size 的平方根",
+                 f"the scores have variance {variance:.3g} for head_size={s['head_size']}; scaled "
+                 "right it is ≈ 1 (unscaled ≈ head_size): multiply by head_size ** -0.5, the "
+                 "inverse of the square root of head_size")
 
 
 @public(1, after=["test_shape", "test_variance_is_about_one"])
 def test_built_yourself(submission):
     """the scores are computed by hand, not by PyTorch's ready-made attention
     分数是亲手算出来的，没有调用 PyTorch 现成的注意力"""
-    expect_built_yourself(submission(calls, head_size=8), "attention_scores")
+    expect_built_yourself(submission(calls, head_size=8), submission.source.attention(),
+                          "attention_scores")
 
 
 @hidden(7)
@@ -121,4 +143,5 @@ def diagnose(probe):
     for want, key, zh, en in known:
         if close(got, want):
             return Diagnosis(key, zh, en)
-    return shortcut_diagnosis(probe(calls, head_size=H)[0], "ex4.shortcut")
+    return shortcut_diagnosis(probe(calls, head_size=H)[0], probe.source.attention(),
+                              "ex4.shortcut")

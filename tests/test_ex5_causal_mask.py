@@ -2,9 +2,9 @@
 import torch
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, SHOULD_BE, Diagnosis, close, count_torch_calls, \
-    expect_built_yourself, expect_close, expect_tensor, fail, hidden, public, randn, \
-    shortcut_diagnosis, upper_triangle
+from grading.testkit import SHAPES, SHOULD_BE, Diagnosis, close, expect_built_yourself, \
+    expect_close, expect_row_gradients, expect_tensor, fail, hidden, operations, public, randn, \
+    row_gradients, shortcut_diagnosis, upper_triangle
 
 SHAPE_NAMES = ("B", "T", "T")
 HINTS = [
@@ -50,15 +50,24 @@ def weights_with_future_changed(ex, gen, B, T):
     return outs
 
 
-def jacobian(ex, gen, T):
-    """∂weights[0, i, j] / ∂scores[0, a, s]: shape (T, T, T, T)."""
-    scores = draw(gen, 1, T)
-    return torch.autograd.functional.jacobian(ex.causal_softmax, scores)[0, :, :, 0]
+def future_of_each_row(T):
+    """(T, T, T): for copy t, the scores that belong to positions after t (their rows and
+    columns: token t+1… changes exactly those)."""
+    future = torch.zeros(T, T, T, dtype=torch.bool)
+    for t in range(T):
+        future[t, t + 1:, :] = True
+        future[t, :, t + 1:] = True
+    return future
+
+
+def gradients(ex, gen, T):
+    """T copies of one score table; copy t sends back the gradient of row t of its weights."""
+    scores = draw(gen, 1, T).expand(T, T, T).clone()
+    return row_gradients(ex.causal_softmax, scores, future_of_each_row(T), gen)
 
 
 def calls(ex, gen):
-    return {f"B={B}, T={T}": count_torch_calls(ex.causal_softmax, draw(gen, B, T))
-            for B, T in ((2, 4), (2, 8), (4, 4))}
+    return operations(ex.causal_softmax, lambda B, T: (draw(gen, B, T),))
 
 
 def shapes():
@@ -152,17 +161,14 @@ def test_jacobian(submission):
     """∂weights[t] / ∂scores[s] ≈ 0 whenever s is after t
     s 在 t 之后时，∂weights[t] / ∂scores[s] ≈ 0"""
     T = SHAPES[0]["T"]
-    J = expect_tensor(submission(jacobian, T=T), "∂causal_softmax", (T, T, T, T))
+    grad = expect_row_gradients(submission(gradients, T=T), "causal_softmax")  # (T, T, T)
     for t in range(T):
-        future = torch.zeros(T, T, dtype=torch.bool)  # entries of scores that belong to tokens > t
-        future[t + 1:, :] = True
-        future[:, t + 1:] = True
-        leak = J[t][:, future].abs()
+        leak = grad[t][future_of_each_row(T)[t]].abs()
         if leak.numel() and leak.max() > 1e-6:
             fail(f"权重第 {t} 行对位置 {t} 之后的分数的导数是 {leak.max():.3g}：未来仍然渗进了过去",
                  f"row {t} of the weights has a derivative of {leak.max():.3g} with respect to "
                  f"scores of positions after {t}: the future still leaks into the past")
-    if J[T - 1, :, T - 1, :].abs().max() <= 1e-6:
+    if grad[T - 1, T - 1, :].abs().max() <= 1e-6:
         fail("最后一行的权重对它自己那一行的分数的导数全为 0：权重要随分数变化（梯度要能传回去）",
              "the last row of the weights has no derivative with respect to its own scores: the "
              "weights must follow the scores (and let gradients through)")
@@ -172,7 +178,7 @@ def test_jacobian(submission):
 def test_built_yourself(submission):
     """the mask and softmax are written by hand, not by PyTorch's ready-made attention
     掩码和 softmax 是亲手写的，没有调用 PyTorch 现成的注意力"""
-    expect_built_yourself(submission(calls), "causal_softmax")
+    expect_built_yourself(submission(calls), submission.source.attention(), "causal_softmax")
 
 
 @hidden(5)
@@ -244,4 +250,4 @@ def diagnose(probe):
             both_nan = torch.isnan(got.double()) & torch.isnan(want.double())
             if close(torch.where(both_nan, 0, got.double()), torch.where(both_nan, 0, want.double())):
                 return Diagnosis(key, zh, en)
-    return shortcut_diagnosis(probe(calls)[0], "ex5.shortcut")
+    return shortcut_diagnosis(probe(calls)[0], probe.source.attention(), "ex5.shortcut")

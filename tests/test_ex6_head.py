@@ -5,11 +5,12 @@ import torch
 import torch.nn as nn
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Diagnosis, close, count_torch_calls, expect_built_yourself, \
-    draw_qkv, expect_close, expect_same_calls, expect_tensor, fail, hidden, public, randn, \
-    set_linear, shortcut_diagnosis
+from grading.testkit import SHAPES, Diagnosis, close, draw_qkv, expect_built_yourself, \
+    expect_close, expect_no_loop, expect_row_gradients, expect_tensor, fail, hidden, operations, \
+    public, randn, row_gradients, set_linear, shortcut_diagnosis, trainable_shapes
 
 OUT_NAMES = ("B", "T", "head_size")
+WEIGHTS = ("query", "key", "value")
 HINTS = [
     Bi("把练习 3、4、5 串起来，最后再做一次练习 2 那样的加权求和——只是这次被加权的是值向量，权重来自查询与键。"
        "掩码要适用于任何不超过 block_size 的长度 T。",
@@ -71,23 +72,36 @@ def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_s
     return outs
 
 
-def jacobian(ex, gen, T, n_embd, head_size, block_size):
-    """∂out[0, t, :] / ∂x[0, s, :]: shape (T, head_size, T, n_embd)."""
+def gradients(ex, gen, T, n_embd, head_size, block_size):
+    """T copies of one sequence; copy t sends back the gradient of out[t]."""
     inputs = draw(gen, 1, T, n_embd, head_size)
     head = build(ex, inputs, n_embd, head_size, block_size)
-    return torch.autograd.functional.jacobian(head, inputs["x"])[0, :, :, 0]
+    future = (torch.arange(T)[None, :] > torch.arange(T)[:, None])[:, :, None]  # (T, T, 1)
+    return row_gradients(head, inputs["x"].expand(T, T, n_embd).clone(),
+                         future.expand(T, T, n_embd), gen)
 
 
-def trainable_shapes(ex, gen, n_embd, head_size, block_size):
-    head = ex.Head(n_embd, head_size, block_size)
-    return [list(p.shape) for p in head.parameters() if p.requires_grad]
+def learning(ex, gen, B, T, n_embd, head_size, block_size):
+    """What training would use: the gradients of a random loss for x and for the three weights."""
+    inputs = draw(gen, B, T, n_embd, head_size)
+    head = build(ex, inputs, n_embd, head_size, block_size)
+    reply = head.vjp([inputs["x"]], wrt=[0], grad_output=randn(gen, B, T, head_size),
+                     parameters=True)
+    if not isinstance(reply, dict):
+        return {}
+    grads = reply.get("parameter_grads") if isinstance(reply.get("parameter_grads"), dict) else {}
+    x_grads = reply.get("input_grads")
+    return {"x": x_grads[0] if isinstance(x_grads, list) and x_grads else None,
+            **{f"self.{name}.weight": grads.get(f"{name}.weight") for name in WEIGHTS}}
+
+
+def parameters(ex, gen, n_embd, head_size, block_size):
+    return trainable_shapes(ex.Head(n_embd, head_size, block_size))
 
 
 def calls(ex, gen, n_embd, head_size, block_size):
     head = ex.Head(n_embd, head_size, block_size).eval()
-    with torch.no_grad():
-        return {f"B={B}, T={T}": count_torch_calls(head, randn(gen, B, T, n_embd))
-                for B, T in ((2, 4), (2, 8), (4, 4))}
+    return operations(head, lambda B, T: (randn(gen, B, T, n_embd),))
 
 
 def sizes(shape):
@@ -141,10 +155,9 @@ def test_jacobian(submission):
     s 在 t 之后时，∂out[t] / ∂x[s] ≈ 0"""
     shape = SHAPES[0]
     T, H, C = shape["T"], shape["head_size"], shape["n_embd"]
-    J = expect_tensor(submission(jacobian, T=T, n_embd=C, head_size=H,
-                                 block_size=shape["block_size"]),
-                      "∂forward", (T, H, T, C))
-    leak = J.abs().amax(dim=(1, 3))  # (T, T): largest |∂out[t, :] / ∂x[s, :]|
+    grad = expect_row_gradients(submission(gradients, T=T, n_embd=C, head_size=H,
+                                           block_size=shape["block_size"]), "Head.forward")
+    leak = grad.abs().amax(dim=2)  # (T, T): largest |∂out[t] / ∂x[s, :]| for copy t, position s
     future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
     if leak[future].max() > 1e-6:
         t, s = (leak * future == (leak * future).max()).nonzero()[0].tolist()
@@ -192,7 +205,8 @@ def test_no_bias(submission):
 def test_vectorised(submission):
     """forward works on all positions at once, with no Python loop over them
     forward 一次处理所有位置，没有对位置的 Python 循环"""
-    expect_same_calls(submission(calls, n_embd=12, head_size=8, block_size=8), "Head.forward")
+    expect_no_loop(submission(calls, n_embd=12, head_size=8, block_size=16),
+                   submission.source.loops("Head.forward"), "Head.forward")
 
 
 @public(1)
@@ -200,7 +214,7 @@ def test_mask_is_not_trained(submission):
     """the only trainable parameters are the three layers' weights: the mask is not one
     可训练的参数只有三个线性层的权重：掩码不是参数"""
     n_embd, head_size, block_size = 12, 8, 8
-    shapes = submission(trainable_shapes, n_embd=n_embd, head_size=head_size,
+    shapes = submission(parameters, n_embd=n_embd, head_size=head_size,
                         block_size=block_size)
     if sorted(shapes) != [[head_size, n_embd]] * 3:
         fail(f"可训练参数的形状是 {shapes}，应当只有三个 (head_size, n_embd) = ({head_size}, {n_embd})："
@@ -214,16 +228,32 @@ def test_mask_is_not_trained(submission):
 def test_built_yourself(submission):
     """the head is built by hand, not from PyTorch's ready-made attention
     注意力头是亲手搭的，没有调用 PyTorch 现成的注意力"""
-    expect_built_yourself(submission(calls, n_embd=12, head_size=8, block_size=8), "Head.forward")
+    expect_built_yourself(submission(calls, n_embd=12, head_size=8, block_size=16),
+                          submission.source.attention(), "Head.forward")
 
 
-@hidden(6)
+@hidden(4)
 def test_matches_reference(compare):
     """matches the reference on fresh random inputs, three shape sets
     在三组形状的全新随机输入上与参考答案一致"""
     for shape in SHAPES:
         got, want = compare(forward, **sizes(shape))
         expect_close(got, want, "forward(x)", OUT_NAMES)
+
+
+@hidden(2)
+def test_gradients_match_reference(compare):
+    """a loss's gradients for x and for the query, key and value weights match the reference's
+    损失对 x 以及 query、key、value 权重的梯度与参考答案一致"""
+    for shape in SHAPES[:2]:
+        got, want = compare(learning, **sizes(shape))
+        for what, wanted in want.items():
+            if not isinstance(got.get(what), torch.Tensor):
+                fail(f"{what} 没有得到梯度：forward 里用了 .detach()、torch.no_grad() 或 .data？"
+                     "数值也许是对的，但这样训练时它学不到东西",
+                     f"{what} gets no gradient: .detach(), torch.no_grad() or .data inside "
+                     "forward? The values may be right, but training could not change it")
+            expect_close(got[what], wanted, f"∂loss/∂{what}", atol=1e-4, rtol=1e-4)
 
 
 # -- diagnoses ------------------------------------------------------------------------------------
@@ -278,9 +308,9 @@ def diagnose(probe):
                          "输入全为 0 时输出不为 0：某个线性层带了偏置。课文的 query、key、value 都是 bias=False",
                          "A zero input gives a non-zero output: a layer has a bias. The lesson's "
                          "query, key and value all have bias=False")
-    layer_sizes = dict(n_embd=12, head_size=8, block_size=8)
-    shapes, _ = probe(trainable_shapes, **layer_sizes)
-    if [8, 8] in shapes:
+    layer_sizes = dict(n_embd=12, head_size=8, block_size=16)
+    shapes, _ = probe(parameters, **layer_sizes)
+    if [layer_sizes["block_size"]] * 2 in shapes:
         return Diagnosis("ex6.mask_trainable",
                          "掩码 tril 成了可训练的参数（nn.Parameter）：优化器会去改它，未来可能重新被看见。"
                          "用 self.register_buffer(\"tril\", …) 保存它：它随模块移动，但不参与训练",
@@ -288,15 +318,26 @@ def diagnose(probe):
                          "would change it and could let the future back in. Keep it with "
                          "self.register_buffer(\"tril\", …): it moves with the module but is not "
                          "trained")
+    if probe.reference_present:
+        grads, _ = probe(learning, **sizes(shape))
+        cut = [what for what, grad in grads.items() if what != "x" and grad is None]
+        if cut:
+            return Diagnosis("ex6.detached",
+                             f"数值是对的，但 {', '.join(cut)} 得不到梯度：forward 里用了 .detach()、.data 或 "
+                             "torch.no_grad()。训练时梯度要从损失一路传回 query、key、value 的权重，模型才能学习",
+                             f"The values are right, but {', '.join(cut)} gets no gradient: "
+                             ".detach(), .data or torch.no_grad() in forward. In training the "
+                             "gradient must flow from the loss back to the query, key and value "
+                             "weights, or the model cannot learn")
     counts, _ = probe(calls, **layer_sizes)
-    if len({c["calls"] for c in counts.values()}) > 1:
+    if len({c["operators"] for c in counts.values()}) > 1 or probe.source.loops("Head.forward"):
         return Diagnosis("ex6.loop",
                          "结果是对的，但 forward 对位置做了 Python 循环。一次矩阵乘法 weights @ v 就同时算出了所有位置，"
                          "课文说直接用循环效率较低",
                          "The values are right but forward loops over positions in Python. One "
                          "product, weights @ v, computes every position at once; the lesson warns "
                          "that a loop is slow")
-    return shortcut_diagnosis(counts, "ex6.shortcut")
+    return shortcut_diagnosis(counts, probe.source.attention(), "ex6.shortcut")
 
 
 def diagnose_error(error):

@@ -1,0 +1,120 @@
+"""The learner's module as the judge's tests see it: `ex.Head(12, 8, 8)`, `head(x)`, each a request.
+
+A test's scenario is written once, as the lesson would write it, and runs in the judge twice: on
+the submission, through a WorkerChannel (every call goes to the worker), and on the solution,
+through a LocalChannel (the same requests, answered in the judge's own process). Only primitive
+requests cross (grading.worker.Executor); every conclusion is drawn here, from returned values.
+"""
+from grading import protocol
+from grading.i18n import Bi
+from grading.judge import WorkerFailure
+from grading.worker import Executor
+
+
+class WorkerChannel:
+    """Requests to the worker of one exercise (grading.judge.ExerciseWorker)."""
+
+    def __init__(self, worker):
+        self.worker = worker
+
+    @property
+    def generation(self):
+        return self.worker.generation
+
+    def request(self, message, generation=None):
+        if generation is not None and generation != self.worker.generation:
+            raise WorkerFailure("crash", Bi(
+                "运行你的代码的进程已经结束了（见上一个检查），它持有的对象也随之消失",
+                "the process running your code had ended (see the check before), and the "
+                "objects it held with it"))
+        return self.worker.request(message)
+
+
+class LocalChannel:
+    """The same requests, answered in this process: for the solution."""
+
+    generation = 0
+
+    def __init__(self, module):
+        self.executor = Executor(module)
+
+    def request(self, message, generation=None):
+        # Through the wire format, so that values come back exactly as a worker's would; an
+        # exception of the solution's is reported the same way as a learner's.
+        try:
+            value = self.executor.run(message)
+        except Exception as error:  # noqa: BLE001
+            raise WorkerFailure("raised", Bi(str(error) or type(error).__name__,
+                                             str(error) or type(error).__name__),
+                                error={"type": type(error).__name__, "message": str(error),
+                                       "frames": []}) from error
+        return protocol.from_wire(protocol.to_wire(value))
+
+
+class Module:
+    """An exercise module: any public attribute is a function or class of the learner's."""
+
+    def __init__(self, channel):
+        self._channel = channel
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return Remote(self._channel, {"name": name})
+
+
+class Remote:
+    """A function or class of the module, an object made by one, or a method of such an object."""
+
+    def __init__(self, channel, target, type_name=None):
+        self._channel, self._target, self.type_name = channel, target, type_name
+        self._generation = channel.generation
+
+    def _request(self, op, **fields):
+        return self._channel.request({"op": op, **fields}, self._generation
+                                     if "handle" in self._target else None)
+
+    def _wrap(self, value):
+        if isinstance(value, protocol.Handle):
+            return Remote(self._channel, {"handle": value.number}, value.type_name)
+        return value
+
+    def __call__(self, *args, **kwargs):
+        return self._wrap(self._request("call", target=self._target, args=arguments(args),
+                                        kwargs=kwargs))
+
+    def method(self, name):
+        return Remote(self._channel, {**self._target, "method": name}, self.type_name)
+
+    def eval(self):
+        self.method("eval")()
+        return self
+
+    def set(self, path, tensor):
+        """Copy tensor into the object's tensor at the dotted path, when it has that shape;
+        returns what is there: {"type", "shape", "requires_grad"} or {"missing": name}."""
+        return self._request("set", handle=self._target["handle"], path=path, value=tensor)
+
+    def inspect(self, path):
+        return self._request("inspect", handle=self._target["handle"], path=path)
+
+    def parameters(self):
+        """[[name, shape, requires_grad], …] of the object's named_parameters()."""
+        return self._request("parameters", handle=self._target["handle"])
+
+    def vjp(self, args, wrt, grad_output, parameters=False):
+        """{"output", "input_grads", "parameter_grads"}: see grading.worker.Executor.vjp."""
+        return self._request("vjp", target=self._target, args=arguments(args), wrt=list(wrt),
+                             grad_output=grad_output, parameters=parameters)
+
+    def operations(self, *args):
+        """{"operators": n, "names": [...]} of one call: see grading.worker.Executor.count."""
+        return self._request("count", target=self._target, args=arguments(args))
+
+    def __repr__(self):
+        return f"<{self.type_name or self._target.get('name')} of the learner's>"
+
+
+def arguments(args):
+    return [protocol.Handle(a._target["handle"], a.type_name or "") if isinstance(a, Remote)
+            else a for a in args]

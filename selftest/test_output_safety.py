@@ -1,0 +1,289 @@
+"""Learner text is inert wherever the grader shows it: the terminal report, results.json, batch
+records and the CSV, and, in GitHub Actions, the log, the annotations and the job summary.
+
+The learner controls what their code prints and raises, its traceback lines and, in a batch, their
+folder's name. Here a grade is built by hand, with every such text hostile: terminal escapes that
+clear the screen, a carriage return that overwrites a line, a bidi override, a NUL, and lines that
+are GitHub workflow commands. `runner_commands` reads a log the way the Actions runner does (see
+its docstring), so the tests check what the runner would actually do, not a string pattern.
+"""
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from grading import batch, report
+from grading.i18n import Bi
+from grading.plugin import TestResult as Result  # not collected as a test class
+from grading.session import ExerciseGrade, Grade
+from grading.testkit import Diagnosis
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMAND_LINES = ["::add-mask::secret", "::error file=x::fake", "::stop-commands::abc",
+                 "##[stop-commands]abc", "  ::set-env name=A::b", "::set-output name=x::y"]
+ESCAPES = "\x1b[2J\x1b[H 100/100 \x1b]0;title\x07\rover\u202eevil\x00"
+MARKUP = "<img src=x onerror=alert(1)> | `code` [link](http://x) & more"
+LEARNER = "\n".join([MARKUP + ESCAPES, *COMMAND_LINES])  # every kind of hostile text
+IN_A_NAME = "\x1b[2J\x1b]0;title\x07\r\u202e"  # what a folder's name can hold of it (no NUL, no /)
+BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def controls(text):
+    """The control characters of `text` but newline: C0, DEL, C1, bidi controls, line separators."""
+    return [ch for ch in text if ch != "\n"
+            and (unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI)]
+
+
+def strings(value):
+    """Every string in a JSON value, keys too."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+def runner_commands(log):
+    """The workflow commands the GitHub Actions runner would process in `log`, in order, as
+    (name, data). As in actions/runner (ActionCommand.TryParseV2 and TryParse,
+    ActionCommandManager.TryProcessCommand): a line is what .NET's ReadLine gives (split at \\r\\n,
+    \\r or \\n); `::name props::data` counts once leading whitespace is trimmed, else `##[name
+    props]data` anywhere in the line; after `stop-commands`, nothing runs until a line whose
+    command is the token. Stricter than the runner: every name counts, registered or not."""
+    ran, token = [], None
+    for line in re.split(r"\r\n|\r|\n", log):
+        text = line.lstrip()
+        if text.startswith("::") and "::" in text[2:]:
+            end = text.index("::", 2)
+            name, data = text[2:end].split(" ")[0], text[end + 2:]
+        elif "##[" in line and "]" in line[line.index("##["):]:
+            start = line.index("##[") + 3
+            end = line.index("]", start)
+            name, data = line[start:end].split(" ")[0], line[end + 1:]
+        else:
+            continue
+        if token is not None:
+            if name.lower() == token.lower():
+                ran.append((name, data))
+                token = None
+            continue
+        if name.lower() == "stop-commands":
+            token = data
+        ran.append((name, data))
+    return ran
+
+
+def result(exercise, number, status="failed", cause="raised", frames=(), output=LEARNER):
+    message = Bi(f"你的代码抛出了 ValueError：{LEARNER}", f"your code raised ValueError: {LEARNER}")
+    return Result(exercise=exercise, number=number, name=Bi(f"检查 {number}", f"check {number}"),
+                      nodeid=f"tests/test_{exercise}.py::test_{number}", points=5, kind="public",
+                      status=status, cause=cause, message=None if status == "passed" else message,
+                      frames=list(frames), output=output)
+
+
+def hostile_grade():
+    """A grade of six exercises in every state, each learner text hostile."""
+    frame = [f"ex1_embedding.py{ESCAPES}", 12, f"embed{ESCAPES}", f"print('{LEARNER}')"]
+    forged = ["ex1_embedding.py", "3,title=x::y\n::add-mask::z", "f", "x"]  # a lying worker
+    return Grade(submission=Path(f"/tmp/class/sub{IN_A_NAME}"), seed=7, seconds=1.5, exercises=[
+        ExerciseGrade("ex1_embedding", [result("ex1_embedding", 1, frames=[frame, forged]),
+                                        result("ex1_embedding", 2, "passed", "")]),
+        ExerciseGrade("ex2_averaging", [result("ex2_averaging", 1, "todo", frames=[frame])]),
+        ExerciseGrade("ex3_qkv", [result("ex3_qkv", 1, "error", "")]),
+        ExerciseGrade("ex4_scaling", [result("ex4_scaling", 1, "passed", "")]),
+        ExerciseGrade("ex5_causal_mask", [result("ex5_causal_mask", 1, cause="check")],
+                      Diagnosis("mask", f"掩码{LEARNER}", f"the mask{LEARNER}"), LEARNER),
+        ExerciseGrade("ex6_head", [result("ex6_head", 1, cause="crash", frames=[forged])]),
+    ])
+
+
+FAILING = 5  # exercises of hostile_grade() that are not done: one annotation each
+
+
+# -- every rendering: no control character -------------------------------------------------------
+
+def test_terminal_report_has_no_control_characters():
+    for lang in ("en", "zh"):
+        shown = report.text(hostile_grade(), lang=lang)
+        assert not controls(shown), controls(shown)
+        assert "your code printed" in shown or "你的代码打印了" in shown  # learner text still shown
+
+
+def test_results_json_has_no_control_characters():
+    for lang in ("en", "zh"):
+        data = json.loads(json.dumps(report.gradescope(hostile_grade(), lang)))
+        assert not [s for s in strings(data) if controls(s)]
+        assert any("::add-mask::secret" in s for s in strings(data))  # shown, as plain text
+
+
+def test_batch_record_has_no_control_characters():
+    data = json.loads(json.dumps(report.record(hostile_grade())))
+    assert not [s for s in strings(data) if controls(s)]
+
+
+def test_annotations_and_summary_have_no_control_characters():
+    grade = hostile_grade()
+    for lang in ("en", "zh"):
+        assert not controls("\n".join(report.github_annotations(grade, lang)))
+        assert not controls(report.github_summary(grade, 100, lang))
+
+
+# -- GitHub Actions: no learner line is a workflow command ----------------------------------------
+
+def actions_output(grade, lang="en"):
+    """What grader.py prints in Actions: the report, then its annotations."""
+    return report.github_log(report.text(grade, lang=lang)) + "\n" + \
+        "\n".join(report.github_annotations(grade, lang))
+
+
+def test_the_runner_runs_only_the_graders_own_commands():
+    for lang in ("en", "zh"):
+        printed = actions_output(hostile_grade(), lang)
+        lines = printed.split("\n")
+        token = re.fullmatch(r"::stop-commands::([0-9a-f]{32})", lines[0]).group(1)
+        end = lines.index(f"::{token}::")
+        ran = runner_commands(printed)
+        assert [name for name, _ in ran] == ["stop-commands", token] + ["error"] * FAILING, ran
+        outside = lines[:1] + lines[end:]
+        assert all(line.startswith(("::stop-commands::", f"::{token}::", "::error file="))
+                   for line in outside), outside
+        region = lines[1:end]
+        assert not [line for line in region if line.lstrip().startswith("::") or "##[" in line]
+
+
+def test_without_stop_commands_the_learner_lines_still_run_nothing():
+    """The second layer alone: were the stop ever lifted, no learner line is a command."""
+    assert runner_commands(LEARNER)  # the hostile text is made of commands …
+    assert runner_commands(report.no_commands(LEARNER)) == []  # … and is none once shown
+    assert runner_commands(report.no_commands(report.text(hostile_grade()))) == []
+
+
+def test_a_fresh_token_every_run():
+    first, second = report.github_log("x"), report.github_log("x")
+    assert first.split("\n")[0] != second.split("\n")[0]
+
+
+def test_annotations_carry_learner_text_only_as_escaped_data():
+    for line in report.github_annotations(hostile_grade()):
+        assert "\n" not in line and "\r" not in line
+        info = line[2:line.index("::", 2)]
+        name, properties = info.split(" ", 1)
+        assert name == "error"
+        pairs = [p.split("=", 1) for p in properties.split(",")]
+        keys = [key for key, _ in pairs]
+        assert sorted(keys) in (["file", "line", "title"], ["file", "title"]), keys
+        pairs = dict(pairs)
+        assert pairs.get("line", "1").isdigit()  # a forged "3,title=x::y" line is dropped
+        assert re.match(r"ex\d_\w+ · check \d", pairs["title"]), pairs["title"]
+
+
+def test_summary_learner_text_is_one_line_of_plain_text():
+    summary = report.github_summary(hostile_grade(), 100)
+    rows = [line for line in summary.split("\n") if line.startswith("|")]
+    assert len(rows) == 2 + len(hostile_grade().exercises)  # no row added by a newline
+    assert all(row.count("|") == 5 for row in rows)  # no cell added by a |
+    assert not set("<>`[]") & set(summary)  # no HTML, no code span, no link
+    assert "&lt;img src=x" in summary  # shown, escaped
+
+
+# -- batches --------------------------------------------------------------------------------------
+
+def test_a_grading_error_is_not_graded():
+    record = report.record(hostile_grade())  # ex3 met a grading error
+    assert batch.status_of(record).startswith("error: ")
+    record["status"] = batch.status_of(record)
+    row = next(csv.DictReader(batch.csv_text({"alice": record}).splitlines()))
+    assert row["status"].startswith("error: ") and not controls(row["status"])
+    fine = hostile_grade()
+    fine.exercises = [ex for ex in fine.exercises if ex.exercise != "ex3_qkv"]
+    assert batch.status_of(report.record(fine)) == "graded"
+
+
+def test_symbolic_links_are_refused_and_never_graded(tmp_path):
+    real = tmp_path / "elsewhere"
+    shutil.copytree(ROOT / "solutions", real)
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "linked").symlink_to(real, target_is_directory=True)
+    inside = tmp_path / "class" / "inside"
+    inside.mkdir()
+    (inside / "ex1_embedding.py").symlink_to(real / "ex1_embedding.py")
+    names = [p.name for p in batch.submissions_in(tmp_path / "class")]
+    assert names == ["inside", "linked"]
+    for name in names:  # no zygote: grading would need one
+        record = batch.grade_one(None, tmp_path / "class" / name, 1, None, 5.0)
+        assert record["status"] == "refused: a symbolic link" and record["total"] == 0
+    row = next(csv.DictReader(batch.csv_text({"linked": record}).splitlines()))
+    assert row["status"] == "refused: a symbolic link" and row["total"] == "0"
+
+
+def test_folder_names_are_shown_cleaned_and_never_as_a_formula(capsys):
+    record = {"status": "graded", "exercises": {}, "total": 0, "seconds": 0}
+    names = [f"bob{IN_A_NAME}", "=HYPERLINK(\"http://x\",\"y\")", "+1", "-1", "@SUM(A1)",
+             "::add-mask::secret", "##[stop-commands]abc"]
+    rows = list(csv.DictReader(batch.csv_text({n: record for n in names}).splitlines()))
+    assert len(rows) == len(names)
+    assert not [row["name"] for row in rows if controls(row["name"])]
+    assert not [row["name"] for row in rows if row["name"][:1] in "=+-@"]
+    progress = batch.Progress(len(names))  # a CI log: a line per submission
+    for name in names:
+        progress.step(name, record)
+    log = capsys.readouterr().out
+    assert len(log.splitlines()) == len(names) and not controls(log)
+    assert runner_commands(log) == []
+
+
+# -- the command line, in Actions ------------------------------------------------------------------
+
+ATTACK = '''import sys
+
+LINES = {lines!r}
+
+
+def averaging_matrix(T):
+    print("\\n".join(LINES))
+    sys.stderr.write("::set-output name=x::y\\n")
+    raise ValueError("\\x1b[2J::add-mask::x\\n::error file=a::b")
+
+
+average_context = averaging_matrix
+'''
+
+
+@pytest.mark.timeout(300)  # a whole grading run: more than pytest.ini's 30 s on a busy machine
+def test_grader_in_actions_with_a_hostile_exercise(tmp_path):
+    """`grader.py --submission … --json …` as Actions runs it, on solutions whose ex2 prints
+    workflow commands and terminal escapes and raises them."""
+    submission = tmp_path / "submission"
+    shutil.copytree(ROOT / "solutions", submission)
+    (submission / "ex2_averaging.py").write_text(
+        ATTACK.format(lines=[MARKUP + ESCAPES, *COMMAND_LINES]), encoding="utf-8")
+    summary, results = tmp_path / "summary.md", tmp_path / "results.json"
+    summary.write_text("")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "grader.py"), "--submission", str(submission),
+         "--json", str(results), "--lang", "en"], cwd=ROOT, capture_output=True, text=True,
+        timeout=300, env={**os.environ, "GITHUB_ACTIONS": "true",
+                          "GITHUB_STEP_SUMMARY": str(summary)})
+    assert done.returncode == 1, done.stdout + done.stderr  # ex2 fails: not full marks
+    ran = runner_commands(done.stdout + "\n" + done.stderr)
+    token = ran[0][1]
+    assert [name for name, _ in ran] == ["stop-commands", token, "error"], ran
+    errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
+    assert len(errors) == 1 and "ex2_averaging.py" in errors[0] and "ValueError" in errors[0]
+    assert not controls(done.stdout) and not controls(done.stderr)
+    data = json.loads(results.read_text())
+    assert 0 < data["score"] < 100 and not [s for s in strings(data) if controls(s)]
+    table = summary.read_text()
+    assert "| ex2_averaging | 0/" in table and not controls(table)
+    assert not set("<`") & set(table)
