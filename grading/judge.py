@@ -111,8 +111,10 @@ class Meter:
 class ExerciseWorker:
     """The worker of one exercise of one submission, with the failure policy above."""
 
-    def __init__(self, zygote, package_dir, module, call_timeout, budget=EXERCISE_BUDGET):
+    def __init__(self, zygote, package_dir, module, call_timeout, budget=EXERCISE_BUDGET,
+                 demo=False):
         self.budget = budget  # seconds of the submission's own time, imports included
+        self.demo = demo  # a worker for grader.py demo
         self.zygote = zygote
         self.package_dir = package_dir
         self.module = module
@@ -180,7 +182,7 @@ class ExerciseWorker:
         if self.sock is not None:
             return
         limit = self._time_left()
-        self.pid, self.sock = self.zygote.spawn(self.package_dir, self.module)
+        self.pid, self.sock = self.zygote.spawn(self.package_dir, self.module, self.demo)
         self.generation += 1
         try:
             kind, value, output = protocol.ready(self._receive(limit))

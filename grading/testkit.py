@@ -271,13 +271,16 @@ def forbidden_calls(counts):
 
 
 def normalised(name):
-    """'aten._scaled_dot_product_flash_attention_for_cpu.default' → the operator's own name."""
-    name = name.removesuffix(".default")
-    return name.split("::")[-1].removeprefix("aten.").removeprefix("torch.")
+    """'aten._scaled_dot_product_flash_attention_for_cpu.default', 'torch._C._nn.x', 'F.x' → the
+    function's or operator's own name."""
+    parts = name.split("::")[-1].split(".")
+    parts = [p for p in parts if p and p not in ("default", "out", "Tensor")] or [name]
+    return parts[-1]
 
 
 def ready_made(counts, source_names):
-    return sorted(set(forbidden_calls(counts)) | set(source_names))
+    """What the run reached and what the source names, each by its own name, once."""
+    return sorted(set(forbidden_calls(counts)) | {normalised(n) for n in source_names})
 
 
 def expect_built_yourself(counts, source_names, what):
@@ -354,11 +357,13 @@ def expect_row_gradients(result, what):
     for claimed, numeric in result["agreement"]:
         if numeric is None or abs(numeric - claimed) > 2e-2 + 2e-2 * abs(numeric):
             shown = "?" if numeric is None else f"{numeric:.4g}"
-            fail(f"{what} 报告的梯度与它自己的前向计算不一致（沿一个随机方向：梯度给出 {claimed:.4g}，"
-                 f"有限差分给出 {shown}）",
-                 f"the gradient {what} reports disagrees with its own forward pass (along a "
-                 f"random direction: the gradient gives {claimed:.4g}, finite differences give "
-                 f"{shown})")
+            fail(f"autograd 通过 {what} 算出的梯度，与它的输出实际怎样随输入变化对不上（沿一个随机方向：梯度给出 "
+                 f"{claimed:.4g}，有限差分给出 {shown}）：有一部分计算被切断在 autograd 之外——里面用了 "
+                 ".detach()、.data 或 torch.no_grad()？",
+                 f"the gradient autograd computes through {what} disagrees with how its output "
+                 f"really changes (along a random direction: the gradient gives {claimed:.4g}, "
+                 f"finite differences give {shown}): part of the computation is cut off from "
+                 "autograd — .detach(), .data or torch.no_grad() inside?")
     return result["grad"].double()
 
 

@@ -93,11 +93,11 @@ class Zygote:
         except OSError:
             return ""
 
-    def spawn(self, package_dir, module):
+    def spawn(self, package_dir, module, demo=False):
         """Fork a worker for one exercise module; returns (pid, socket to it)."""
         self.wait_ready()
         reply, fds = self._request({"op": "spawn", "package_dir": str(package_dir),
-                                    "module": module, "memory": self.memory})
+                                    "module": module, "memory": self.memory, "demo": demo})
         if "error" in reply:
             raise GradingError(reply["error"])
         if len(fds) != 1:

@@ -1,0 +1,638 @@
+"""The judge's second opinion, from the source text (grading/source_check.py): loops that can run
+once per position or sample in the code average_context and Head.forward reach, and PyTorch's
+ready-made attention named anywhere in the files an exercise imports. Learner files are written
+into a copy of the solutions, so that the other exercises are right."""
+import os
+import shutil
+import textwrap
+
+import pytest
+
+from fixtures import MISTAKES, SOLUTIONS, fixture_dirs, materialise_files, materialise_mistake
+from grading.source_check import LIMIT, loops_in, ready_made_attention
+
+ENTRIES = {"ex2_averaging": "average_context", "ex6_head": "Head.forward"}
+ATTENTION = ("ex4_scaling", "ex5_causal_mask", "ex6_head")
+HEAD = '''\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Head(nn.Module):
+    def __init__(self, n_embd, head_size, block_size):
+        super().__init__()
+        self.query = nn.Linear(n_embd, head_size, bias=False)
+        self.key = nn.Linear(n_embd, head_size, bias=False)
+        self.value = nn.Linear(n_embd, head_size, bias=False)
+        self.register_buffer("tril", torch.tril(torch.ones(block_size, block_size)))
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.query(x), self.key(x), self.value(x)
+        weights = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
+        weights = F.softmax(weights.masked_fill(self.tril[:T, :T] == 0, float("-inf")), dim=-1)
+{body}
+'''
+
+
+def submission(tmp_path, **files):
+    """A copy of the solutions with `files` ({module: source}) written over it."""
+    folder = tmp_path / "submission"
+    if not folder.exists():
+        shutil.copytree(SOLUTIONS, folder)
+    for module, source in files.items():
+        (folder / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    return folder
+
+
+def head(body):
+    """ex6_head.py whose Head.forward ends with `body`, indented as there (methods may follow)."""
+    return HEAD.format(body=body)
+
+
+def where(folder, module, *marks):
+    """(file, line number, stripped line) of the line of module.py holding each mark."""
+    lines = (folder / f"{module}.py").read_text(encoding="utf-8").splitlines()
+    return sorted({(f"{module}.py", number, line.strip()) for mark in marks
+                   for number, line in enumerate(lines, 1) if mark in line})
+
+
+def loops(folder, module):
+    return loops_in(folder, module, ENTRIES[module])
+
+
+# -- nothing found in right answers ---------------------------------------------------------------
+
+@pytest.mark.parametrize("folder", [SOLUTIONS, SOLUTIONS.parent / "exercises"],
+                         ids=["solutions", "stubs"])
+def test_solutions_and_stubs_have_neither(folder):
+    for module in ENTRIES:
+        assert loops(folder, module) == []
+    for module in sorted(p.stem for p in SOLUTIONS.glob("ex*.py")):
+        assert ready_made_attention(folder, module) == []
+
+
+@pytest.mark.parametrize("fixture", fixture_dirs("fair"), ids=lambda p: p.name)
+def test_fair_submissions_have_neither(tmp_path, fixture):
+    materialise_files(fixture, tmp_path / "fair")
+    for module in ENTRIES:
+        assert loops(tmp_path / "fair", module) == []
+    for module in ATTENTION:
+        assert ready_made_attention(tmp_path / "fair", module) == []
+
+
+def test_the_catalogued_mistakes(tmp_path):
+    """The loop mistakes have their loop found, the shortcut ones their attention; no other."""
+    for i, mistake in enumerate(MISTAKES):
+        folder = tmp_path / str(i)
+        materialise_mistake(mistake, folder)
+        found = {m: loops(folder, m) for m in ENTRIES}
+        expected = {m: where(folder, m, mistake.new.split("\n")[0]) if m == mistake.exercise and
+                    mistake.name == "loop" else [] for m in ENTRIES}
+        assert found == expected, mistake.name
+        named = {m: ready_made_attention(folder, m) for m in ATTENTION}
+        assert named == {m: ["scaled_dot_product_attention"] if m == mistake.exercise and
+                         mistake.name == "shortcut" else [] for m in ATTENTION}, mistake.name
+
+
+# -- loops that can depend on the input -----------------------------------------------------------
+
+AVERAGES = {  # average_context(x) written with a loop; the line of each mark is reported
+    "range_T": ('''\
+        def average_context(x):
+            B, T, C = x.shape
+            out = torch.zeros_like(x)
+            for t in range(T):  # mark
+                out[:, t] = x[:, :t + 1].mean(dim=1)
+            return out
+        ''', ["# mark"]),
+    "shape": ('''\
+        def average_context(x):
+            out = []
+            for t in range(x.shape[1]):  # mark
+                out.append(x[:, :t + 1].mean(dim=1))
+            return torch.stack(out, dim=1)
+        ''', ["# mark"]),
+    "unbind_enumerate": ('''\
+        def average_context(x):
+            total, out = 0, []
+            for t, xt in enumerate(x.unbind(1)):  # mark
+                total = total + xt
+                out.append(total / (t + 1))
+            return torch.stack(out, dim=1)
+        ''', ["# mark"]),
+    "while": ('''\
+        def average_context(x):
+            t, out = 0, []
+            while t < x.shape[1]:  # mark
+                out.append(x[:, :t + 1].mean(dim=1))
+                t += 1
+            return torch.stack(out, dim=1)
+        ''', ["# mark"]),
+    "comprehension_over_batch": ('''\
+        def average_context(x):
+            B, T, C = x.shape
+            w = averaging_matrix(T)
+            return torch.stack([w @ x[b] for b in range(B)])  # mark
+        ''', ["# mark"]),
+    "stacked_comprehension_over_two_lines": ('''\
+        def average_context(x):
+            T = x.shape[1]
+            return torch.stack(  # not this line
+                [x[:, :t + 1].mean(dim=1) for t in range(T)],  # mark
+                dim=1)
+        ''', ["# mark"]),
+    "map_lambda": ('''\
+        def average_context(x):
+            T = x.shape[1]
+            return torch.stack(list(map(lambda t: x[:, :t + 1].mean(1), range(T))), 1)  # mark
+        ''', ["# mark"]),
+    "recursion": ('''\
+        def average_context(x):
+            if x.shape[1] == 1:
+                return x
+            head = average_context(x[:, :-1])  # mark
+            T = x.shape[1]
+            return torch.cat([head, x.mean(dim=1, keepdim=True)], dim=1)
+        ''', ["# mark"]),
+    "mutual_recursion": ('''\
+        def average_context(x):
+            return x if x.shape[1] == 1 else _grow(x)
+
+        def _grow(x):
+            head = average_context(x[:, :-1])  # mark
+            return torch.cat([head, x.mean(dim=1, keepdim=True)], dim=1)
+        ''', ["# mark"]),
+    "loop_in_averaging_matrix": ('''\
+        def averaging_matrix(T):
+            weights = torch.zeros(T, T)
+            for i in range(T):  # mark
+                weights[i, :i + 1] = 1 / (i + 1)
+            return weights
+
+        def average_context(x):
+            return averaging_matrix(x.shape[1]) @ x
+        ''', ["# mark"]),
+    "helper_through_an_alias": ('''\
+        def _prefix_means(x):
+            return [x[:, :t + 1].mean(dim=1) for t in range(x.shape[1])]  # mark
+
+        means = _prefix_means
+
+        def average_context(x):
+            return torch.stack(means(x), dim=1)
+        ''', ["# mark"]),
+    "itertools_and_reduce": ('''\
+        import functools
+        from itertools import accumulate as acc
+
+        def average_context(x):
+            sums = torch.stack(list(acc(x.unbind(1))), dim=1)  # mark
+            T = functools.reduce(lambda a, b: a + 1, x.unbind(1), 0)  # mark too
+            return sums / torch.arange(1, T + 1).view(1, -1, 1)
+        ''', ["# mark"]),
+    "sum_of_unbind": ('''\
+        def average_context(x):
+            total = sum(x.unbind(1))  # mark
+            return x * 0 + total.unsqueeze(1) / x.shape[1]
+        ''', ["# mark"]),
+    "nested_function": ('''\
+        def average_context(x):
+            def prefix(t):
+                return x[:, :t + 1].mean(dim=1)
+            return torch.stack([prefix(t) for t in range(x.shape[1])], dim=1)  # mark
+        ''', ["# mark"]),
+    "range_rebound": ('''\
+        def range(n):
+            return builtins.range(n * 0 + TRUE_T)
+
+        def average_context(x):
+            out = []
+            for t in range(3):  # mark: range is the file's own
+                out.append(x[:, :t + 1].mean(dim=1))
+            return torch.stack(out, dim=1)
+        ''', ["# mark"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AVERAGES))
+def test_loops_in_average_context(tmp_path, name):
+    source, marks = AVERAGES[name]
+    folder = submission(tmp_path, ex2_averaging="import torch\n" + textwrap.dedent(source))
+    assert loops(folder, "ex2_averaging") == where(folder, "ex2_averaging", *marks)
+
+
+HEADS = {  # the end of Head.forward, or more files: the line of each (module, mark) is reported
+    "range_T": ('''\
+        out = torch.zeros_like(v)
+        for t in range(T):  # mark
+            out[:, t] = weights[:, t] @ v
+        return out
+        ''', {}, [("ex6_head", "# mark")]),
+    "comprehension_over_batch": ('''\
+        return torch.stack([weights[b] @ v[b] for b in range(B)])  # mark
+        ''', {}, [("ex6_head", "# mark")]),
+    "unbind": ('''\
+        return torch.stack([w @ v for w in weights.unbind(1)], dim=1)  # mark
+        ''', {}, [("ex6_head", "# mark")]),
+    "helper_method_via_self": ('''\
+        return self._mix(weights, v)
+
+    def _mix(self, weights, v):
+        return torch.stack([weights[:, t] @ v for t in range(v.shape[1])], dim=1)  # mark
+        ''', {}, [("ex6_head", "# mark")]),
+    "loop_in_ex5_by_relative_import": ('''\
+        from .ex5_causal_mask import causal_softmax
+        return causal_softmax(q @ k.mT) @ v
+        ''', {"ex5_causal_mask": '''\
+        import torch
+
+        def causal_softmax(scores):
+            rows = [scores[:, t, :t + 1].softmax(-1) for t in range(scores.shape[1])]  # mark
+            return torch.nn.utils.rnn.pad_sequence(rows)
+        '''}, [("ex5_causal_mask", "# mark")]),
+    "loop_in_ex5_by_module_alias": ('''\
+        from . import ex5_causal_mask as m
+        return m.causal_softmax(q @ k.mT) @ v
+        ''', {"ex5_causal_mask": '''\
+        def causal_softmax(scores):
+            out = scores.clone()
+            for b in range(len(scores)):  # mark
+                out[b] = scores[b].softmax(-1)
+            return out
+        '''}, [("ex5_causal_mask", "# mark")]),
+    "loop_in_ex4_by_absolute_package_import": ('''\
+        import submission.ex4_scaling
+        return submission.ex4_scaling.attention_scores(q, k).softmax(-1) @ v
+        ''', {"ex4_scaling": '''\
+        def attention_scores(q, k):
+            while False:  # mark
+                pass
+            return q @ k.mT
+        '''}, [("ex4_scaling", "# mark")]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEADS))
+def test_loops_in_head_forward(tmp_path, name):
+    body, others, marks = HEADS[name]
+    folder = submission(tmp_path, ex6_head=head(body), **others)
+    assert loops(folder, "ex6_head") == sorted(x for m, mark in marks
+                                               for x in where(folder, m, mark))
+
+
+def test_loop_in_a_submodule_stored_on_self(tmp_path):
+    """self.qkv = QKV(…) from .ex3_qkv in __init__; self.qkv(x) in forward runs QKV.forward."""
+    folder = submission(tmp_path, ex3_qkv='''\
+        import torch.nn as nn
+
+        class QKV(nn.Module):
+            def __init__(self, n_embd, head_size):
+                super().__init__()
+                self.layers = nn.ModuleList(nn.Linear(n_embd, head_size) for _ in range(3))
+
+            def forward(self, x):
+                return [layer(x[:, t]) for t in range(x.shape[1]) for layer in self.layers]  # mark
+        ''', ex6_head='''\
+        import torch.nn as nn
+        from .ex3_qkv import QKV
+
+        class Head(nn.Module):
+            def __init__(self, n_embd, head_size, block_size):
+                super().__init__()
+                self.qkv = QKV(n_embd, head_size)
+
+            def forward(self, x):
+                q, k, v = self.qkv(x)
+                return (q @ k.mT).softmax(-1) @ v
+        ''')
+    assert loops(folder, "ex6_head") == where(folder, "ex3_qkv", "# mark")
+
+
+def test_files_in_a_subfolder_of_the_submission(tmp_path):
+    folder = submission(tmp_path, ex6_head=head('''\
+        return mix(weights, v)
+
+from .helpers.mixing import mix
+        '''))
+    (folder / "helpers").mkdir()
+    (folder / "helpers" / "mixing.py").write_text(
+        "import torch.nn.functional as F\n\n"
+        "def mix(weights, v):\n"
+        "    return [w @ v for w in weights.unbind(1)]  # mark\n"
+        "attend = F.scaled_dot_product_attention\n")
+    assert loops(folder, "ex6_head") == [("helpers/mixing.py", 4,
+                                          "return [w @ v for w in weights.unbind(1)]  # mark")]
+    assert ready_made_attention(folder, "ex6_head") == ["scaled_dot_product_attention"]
+
+
+def test_star_imports_class_body_aliases_and_yield_from(tmp_path):
+    folder = submission(tmp_path, ex5_causal_mask='''\
+        def causal_softmax(scores):
+            yield from scores.unbind(0)  # mark
+        ''', ex6_head='''\
+        import torch.nn as nn
+        from .ex5_causal_mask import *
+
+        class Head(nn.Module):
+            def _forward(self, x):
+                return list(causal_softmax(x @ x.mT))
+
+            forward = _forward
+            backward = forward
+        ''')
+    assert loops(folder, "ex6_head") == where(folder, "ex5_causal_mask", "# mark")
+    assert loops_in(folder, "ex6_head", "Head.backward") == where(folder, "ex5_causal_mask", "# mark")
+
+
+def test_head_forward_inherited_from_a_base_class(tmp_path):
+    folder = submission(tmp_path, ex3_qkv='''\
+        import torch.nn as nn
+
+        class Base(nn.Module):
+            def forward(self, x):
+                return self.mix(x)
+
+            def mix(self, x):
+                return [f(x) for f in self.fs]  # mark
+        ''', ex6_head='''\
+        from .ex3_qkv import Base
+
+        class Head(Base):
+            def __init__(self, n_embd, head_size, block_size):
+                super().__init__()
+        ''')
+    assert loops(folder, "ex6_head") == where(folder, "ex3_qkv", "# mark")
+
+
+def test_loops_of_fixed_length_are_not_reported(tmp_path):
+    folder = submission(tmp_path, ex6_head=head('''\
+        for layer in (self.query, self.key, self.value):
+            assert layer.bias is None
+        q, k, v = [f(x) for f in [self.query, self.key, self.value]]
+        for i in range(3):
+            pass
+        for i, name in enumerate(("q", "k", "v")):
+            pass
+        for a, b in zip([q, k], (k, v)):
+            pass
+        for name, layer in {"q": self.query, "k": self.key}.items():
+            pass
+        scale = {n: 1.0 for n in "qkv"}
+        total = sum([q.sum(), k.sum()])
+        layers = (self.query, self.key)
+        for layer in layers:
+            pass
+        return weights @ v
+        '''))
+    assert loops(folder, "ex6_head") == []
+
+
+def test_names_for_what_can_grow_are_not_trusted(tmp_path):
+    folder = submission(tmp_path, ex6_head=head('''\
+        rows = []
+        rows.append(weights)  # a list can grow: its name is not a fixed length
+        for r in rows:  # mark
+            pass
+        pair = (q, k)
+        pair = pair + tuple(x.unbind(1))  # bound twice
+        for p in pair:  # mark
+            pass
+        for t in steps:  # mark
+            pass
+        return weights @ v
+
+steps = range(3)
+steps = range(T)
+        '''))
+    assert loops(folder, "ex6_head") == where(folder, "ex6_head", "# mark")
+
+
+def test_loops_outside_what_the_entry_reaches_are_not_reported(tmp_path):
+    folder = submission(tmp_path, ex6_head=head('''\
+        return weights @ v
+
+    def unused(self, x):
+        return [x for _ in range(x.shape[0])]
+        ''').replace("super().__init__()", "super().__init__()\n"
+                     "        for _ in range(block_size):\n            pass"),
+        ex2_averaging='''\
+        import torch
+
+        def averaging_matrix(T):
+            return torch.stack([torch.ones(T) for _ in range(T)]).tril()
+
+        def average_context(x):
+            B, T, C = x.shape
+            return torch.tril(torch.ones(T, T)) / torch.arange(1, T + 1).view(-1, 1) @ x
+
+        def slow(x):
+            while True:
+                pass
+        ''')
+    assert loops(folder, "ex6_head") == []
+    assert loops(folder, "ex2_averaging") == []
+
+
+# -- ready-made attention -------------------------------------------------------------------------
+
+SPELLINGS = {  # a line in attention_scores of ex4 → the names reported
+    "F.scaled_dot_product_attention(q, k, k)": ["scaled_dot_product_attention"],
+    "nn.MultiheadAttention(4, 1)": ["MultiheadAttention"],
+    "torch.ops.aten._scaled_dot_product_attention_math(q, k, k)":
+        ["_scaled_dot_product_attention_math"],
+    'getattr(F, "scaled_dot_product_attention")(q, k, k)': ["scaled_dot_product_attention"],
+    'getattr(F, "scaled_dot_" "product_attention")(q, k, k)': ["scaled_dot_product_attention"],
+    'getattr(F, "scaled_dot_" + "product_" + "attention")(q, k, k)':
+        ["scaled_dot_product_attention"],
+    r'getattr(F, "scaled\x5fdot_product_attention")(q, k, k)': ["scaled_dot_product_attention"],
+    "F.ｓｃａｌｅｄ_dot_product_attention(q, k, k)":  # Python reads full-width letters as ASCII
+        ["scaled_dot_product_attention"],
+    "F.multi_head_attention_forward": ["multi_head_attention_forward"],
+    "torch.ops.aten._flash_attention_forward": ["_flash_attention_forward"],
+    "torch.ops.aten._efficient_attention_forward": ["_efficient_attention_forward"],
+    "torch.ops.aten._cudnn_attention_forward": ["_cudnn_attention_forward"],
+    "torch._native_multi_head_attention": ["_native_multi_head_attention"],
+    "nn.TransformerEncoderLayer(4, 1)": ["TransformerEncoderLayer"],
+    "torch._transformer_encoder_layer_fwd": ["_transformer_encoder_layer_fwd"],
+    "nn.Transformer(4, 1)": ["Transformer"],
+    "nn.TransformerDecoderLayer(4, 1)": ["TransformerDecoderLayer"],
+    'getattr(nn, "Transformer")': ["Transformer"],
+    'getattr(torch, "nn.Transformer".split(".")[1])': ["nn.Transformer"],
+    "sdpa = None": ["sdpa"],
+    'attn_implementation = "sdpa"': ["sdpa"],
+    "from torch.nn.functional import scaled_dot_product_attention as attn":
+        ["scaled_dot_product_attention"],
+    "from torch.nn import Transformer": ["Transformer"],
+    "from torch.nn.attention.flex_attention import flex_attention":
+        ["flex_attention", "torch.nn.attention.flex_attention"],
+}
+
+
+@pytest.mark.parametrize("line", sorted(SPELLINGS))
+def test_each_spelling_of_ready_made_attention(tmp_path, line):
+    folder = submission(tmp_path, ex4_scaling=f'''\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        def attention_scores(q, k):
+            {line}
+            return q @ k.mT * q.shape[-1] ** -0.5
+        ''')
+    assert ready_made_attention(folder, "ex4_scaling") == SPELLINGS[line]
+
+
+def test_ready_made_attention_through_imported_files(tmp_path):
+    folder = submission(tmp_path, ex5_causal_mask='''\
+        import torch.nn.functional as F
+        from .ex5_helpers import attend
+
+        def causal_softmax(scores):
+            return F.softmax(scores, dim=-1)
+        ''', ex5_helpers='''\
+        import torch.nn as nn
+        mha = nn.MultiheadAttention
+        ''', ex6_head=head('''\
+        from . import ex5_causal_mask
+        return ex5_causal_mask.causal_softmax(weights) @ v
+        '''))
+    assert ready_made_attention(folder, "ex5_causal_mask") == ["MultiheadAttention"]
+    assert ready_made_attention(folder, "ex6_head") == ["MultiheadAttention"]
+    assert ready_made_attention(folder, "ex4_scaling") == []  # it imports neither
+
+
+def test_ready_made_attention_in_a_comment_does_not_count(tmp_path):
+    folder = submission(tmp_path, ex6_head=head('''\
+        # like F.scaled_dot_product_attention(q, k, v, is_causal=True), or nn.Transformer, but mine
+        return weights @ v  # not sdpa
+        '''))
+    assert ready_made_attention(folder, "ex6_head") == []
+
+
+def test_in_a_docstring_it_counts(tmp_path):
+    """A docstring is a string, and a string can reach the function (getattr(F, f.__doc__))."""
+    folder = submission(tmp_path, ex6_head=head('''\
+        """Not torch.nn.Transformer, nor sdpa."""
+        return weights @ v
+        '''))
+    assert ready_made_attention(folder, "ex6_head") == ["sdpa", "torch.nn.Transformer"]
+
+
+def test_words_that_only_look_alike_do_not_count(tmp_path):
+    folder = submission(tmp_path, ex6_head=head('''\
+        sdpa_kernel = transformer = "scaled dot-product attention, as in the Transformer paper"
+        return weights @ v
+        '''))
+    assert ready_made_attention(folder, "ex6_head") == []
+
+
+# -- learner files that are not what they seem ----------------------------------------------------
+
+LOOPED = "def average_context(x):\n    return [x for _ in range(x.shape[1])]\n"
+NAMED = "import torch.nn.functional as F\nattention_scores = F.scaled_dot_product_attention\n"
+
+
+def test_missing_files_and_folders(tmp_path):
+    assert loops_in(tmp_path / "nowhere", "ex2_averaging", "average_context") == []
+    assert ready_made_attention(tmp_path / "nowhere", "ex4_scaling") == []
+    folder = submission(tmp_path)
+    (folder / "ex2_averaging.py").unlink()
+    assert loops(folder, "ex2_averaging") == []
+    assert loops_in(folder, "ex6_head", "Head.backward") == []
+    assert loops_in(folder, "ex6_head", "Nothing.forward") == []
+    assert loops_in(folder, "../solutions/ex2_averaging", "average_context") == []
+    assert ready_made_attention(folder, "../ex4_scaling") == []
+
+
+@pytest.mark.parametrize("content", [
+    b"def average_context(x):\n    for t in range(x.shape[1]:\n        pass\n",  # a syntax error
+    b"\xff\xfe\x00\x00 not text",
+    b"def average_context(x):\n    return x\x00\n",
+    b"# -*- coding: no-such-codec -*-\n" + LOOPED.encode(),
+    b"x = " + b"(" * 100_000 + b")" * 100_000 + b"\n",
+    b"x = " + b"-" * 200_000 + b"1\n",
+], ids=["syntax_error", "undecodable", "null_byte", "bad_coding", "deep_parentheses", "deep_unary"])
+def test_unparsable_files_give_nothing(tmp_path, content):
+    folder = submission(tmp_path)
+    (folder / "ex2_averaging.py").write_bytes(content)
+    (folder / "ex4_scaling.py").write_bytes(content)
+    assert loops(folder, "ex2_averaging") == []
+    assert ready_made_attention(folder, "ex4_scaling") == []
+
+
+def test_symbolic_links_are_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "ex2_averaging.py").write_text(LOOPED)
+    (outside / "ex5_causal_mask.py").write_text(NAMED)
+    folder = submission(tmp_path, ex6_head=head('''\
+        from .ex5_causal_mask import causal_softmax
+        from .linked.ex5_causal_mask import causal_softmax
+        return causal_softmax(weights) @ v
+        '''))
+    for name in ("ex2_averaging.py", "ex5_causal_mask.py"):
+        (folder / name).unlink()
+        (folder / name).symlink_to(outside / name)
+    (folder / "linked").symlink_to(outside, target_is_directory=True)
+    assert loops(folder, "ex2_averaging") == []
+    assert ready_made_attention(folder, "ex6_head") == []
+    assert loops(folder, "ex6_head") == []
+    assert loops(outside, "ex2_averaging") != []  # the same files, read where they are
+
+
+def test_a_named_pipe_does_not_hang(tmp_path):
+    folder = submission(tmp_path)
+    (folder / "ex2_averaging.py").unlink()
+    os.mkfifo(folder / "ex2_averaging.py")
+    assert loops(folder, "ex2_averaging") == []
+
+
+def test_imports_that_leave_the_folder_are_not_followed(tmp_path):
+    (tmp_path / "ex5_causal_mask.py").write_text(NAMED)
+    folder = submission(tmp_path, ex6_head=head('''\
+        from ..ex5_causal_mask import causal_softmax
+        import ex5_causal_mask
+        return weights @ v
+        '''))
+    assert ready_made_attention(folder, "ex6_head") == []
+
+
+def test_a_huge_file_is_read_in_part(tmp_path):
+    folder = submission(tmp_path)
+    padding = "# padding\n" * (2 * LIMIT // 10)
+    for module, text in (("ex2_averaging", LOOPED), ("ex4_scaling", NAMED)):
+        (folder / f"{module}.py").write_text(text + '"""' + padding + '"""\n')
+    assert loops(folder, "ex2_averaging") == [("ex2_averaging.py", 2,
+                                               "return [x for _ in range(x.shape[1])]")]
+    assert ready_made_attention(folder, "ex4_scaling") == ["scaled_dot_product_attention"]
+
+
+def test_cycles_in_the_learner_code_end(tmp_path):
+    """Aliases, bases and imports that go round in circles, and a class with many bases."""
+    folder = submission(tmp_path, ex6_head='''\
+        from .ex6_head import *
+        from .ex5_causal_mask import causal_softmax
+
+        helper = other
+        other = helper
+
+        class A(B):
+            pass
+
+        class B(A):
+            pass
+
+        class Head(A, B, A, B, A, B, A, B, A, B, A, B, A, B, A, B, A, B, A, B):
+            def forward(self, x):
+                return helper(self.missing(x)) @ super().forward(x)
+
+        class Twisted:
+            forward = backward
+            backward = forward
+            self = forward
+        ''', ex5_causal_mask="from .ex6_head import Head\nfrom .ex5_causal_mask import *\n")
+    assert loops(folder, "ex6_head") == []
+    assert loops_in(folder, "ex6_head", "Twisted.forward") == []
+    assert ready_made_attention(folder, "ex6_head") == []
