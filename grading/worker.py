@@ -137,7 +137,10 @@ class Executor:
             if type(out) is not torch.Tensor or not out.requires_grad:
                 return {"output": out, "input_grads": None, "parameter_grads": None}
             wanted = [leaves[i] for i in request["wrt"]] + [p for _, p in named]
-            grads = torch.autograd.grad(out, wanted, request["grad_output"], allow_unused=True)
+            # Σ grad_output · out, a scalar: the same gradients as grad_outputs=grad_output, without
+            # the shape checks that import sympy (a second) on first use.
+            loss = (out * request["grad_output"]).sum()
+            grads = torch.autograd.grad(loss, wanted, allow_unused=True)
         count = len(request["wrt"])
         return {"output": out.detach(), "input_grads": list(grads[:count]),
                 "parameter_grads": {n: g for (n, _), g in zip(named, grads[count:])}}
@@ -152,6 +155,10 @@ class Executor:
         names, operators = set(), [0]
 
         class Operators(TorchDispatchMode):
+            @classmethod
+            def _should_skip_dynamo(cls):  # else its first use imports torch._dynamo: seconds
+                return False
+
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 operators[0] += 1
                 names.add(str(func))
