@@ -1,11 +1,11 @@
 """The judge's second opinion on the quality checks, read from the learner's source text alone.
 
 The run-time counts of loops and of PyTorch's ready-made attention happen in the learner's own
-process, which the learner controls. This module reads the submission's files in the judge instead:
-it never imports or runs them (nor torch). Best effort, and it never raises: a file that is missing,
-a symbolic link, not a regular file, or not Python is skipped; at most LIMIT bytes of a file are
-read; only the files of the folder itself are followed, not those in subfolders. A result is kept
-for the process while the files it read stay unchanged.
+process, which the learner controls; this module reads the submission's files in the judge instead,
+never importing or running them (nor torch). Best effort, and it never raises: a file that is
+missing, a symbolic link, not a regular file or not Python is skipped; only the folder's own files
+are read (not its subfolders'), at most LIMIT bytes of each. An answer is kept in the process while
+the files it read stay unchanged.
 
     ready_made_attention(folder, module) -> sorted names of ready-made attention found, [] if none
     loops_in(folder, module, entry) -> sorted [(file, line number, stripped line)]: the loops that
@@ -30,89 +30,80 @@ RUN = re.compile(r"\w+(?:\.\w+)*")  # a name, or a dotted name (inside a string)
 # Calls that loop in Python over the arguments the slice picks; and every itertools function
 LOOPING_CALLS = {"map": slice(1, None), "filter": slice(1, 2), "functools.reduce": slice(1, 2)}
 WRAPPERS = {"zip", "enumerate", "reversed", "sorted", "list", "tuple", "set", "iter"}
+GROWS = {"append", "extend", "insert", "__iadd__", "__imul__", "__setitem__"}  # a list's methods
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # What calling a class, or an instance, of the submission runs (nn.Module's __call__ runs forward)
 CALLED = {"class": ["__init__"], "instance": ["forward", "__call__"]}
-EMPTY = ("", None, [])  # a file that cannot be read
-_RESULTS = {}  # (kind, folder, module, entry) -> ({path: stamp} of the files read, result)
+EMPTY = ([], None, [])  # (lines, tree, nodes) of a file that cannot be read or parsed
+_ANSWERS = {}  # (folder, module, entry or None) -> ({path: stamp} of the files read, answer)
 
 
 def ready_made_attention(folder, module):
     """The ready-made attention named in `module` and in every submission file it imports."""
-    def look(submission, found):
-        for rel in submission.imported_files(module):
-            found |= _ready_made_in(submission.load(rel)[2])
-    return _cached(look, "attention", folder, module)
+    return _answer(folder, module, None)
 
 
 def loops_in(folder, module, entry):
     """The loops that can depend on the input, in the code `entry` of `module` reaches."""
-    def look(submission, found):
-        first, *rest = entry.split(".")
-        rel = submission.module_rel(module)
-        symbol = rel and submission.resolve_name(rel, first, 0)
-        for name in rest:
-            symbol = submission.member(symbol, name, 0)
-        if symbol and symbol[0] == "func":
-            submission.walk(symbol, found)
-    return _cached(look, "loops", folder, module, entry)
+    return _answer(folder, module, entry)
 
 
-def _cached(look, kind, folder, *args):
-    """look(submission, found), sorted, and kept while every file it read keeps its stamp: a
-    grading session asks the same more than once, and a crafted file takes seconds to parse."""
+def _answer(folder, module, entry):
+    """Kept while every file read keeps its stamp: a grading session asks the same more than
+    once, and a crafted file can take seconds to parse."""
     found = set()
     try:
         submission = _Submission(folder)
-        key = (kind, submission.root, *args)
-        if key in _RESULTS and all(_stamp(p) == s for p, s in _RESULTS[key][0].items()):
-            return list(_RESULTS[key][1])
-        look(submission, found)
-        _RESULTS[key] = submission.stamps, sorted(found)
+        key = (submission.root, module, entry)
+        if key in _ANSWERS and all(_stamp(p) == s for p, s in _ANSWERS[key][0].items()):
+            return list(_ANSWERS[key][1])
+        if entry is None:
+            for rel in submission.imported_files(module):
+                found |= _ready_made_in(submission.load(rel)[2])
+        else:
+            submission.walk(module, entry, found)
+        if len(_ANSWERS) > 10_000:  # a long batch must not grow without end
+            _ANSWERS.clear()
+        _ANSWERS[key] = submission.stamps, sorted(found)
     except Exception:  # a learner's file must never break the judge: keep what was found
         pass
     return sorted(found)
 
 
 def _stamp(path):
-    """A file's inode, type, size and mtime (of a symbolic link: the link's), or None if missing."""
+    """A file's inode, type, size and mtime (a symbolic link's own), or None if missing."""
     try:
         s = os.lstat(path)
+        return s.st_ino, s.st_mode, s.st_size, s.st_mtime_ns
     except OSError:
         return None
-    return s.st_ino, s.st_mode, s.st_size, s.st_mtime_ns
 
 
 def _read(path):
-    """(text, tree or None, its nodes) of a regular file, not through a symbolic link, or None.
-    The nodes are listed once: ast.walk is slow on a big file, and several look."""
-    try:  # O_NONBLOCK: a named pipe put in place of a file must not hang the judge
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
+    """(lines, tree, nodes) of a regular file, or None: a file Python cannot decode or parse
+    cannot run. The nodes are listed once (ast.walk is slow on a big file, and several look)."""
+    # O_NONBLOCK: a named pipe put in place of a file must not hang the judge
+    opener = lambda name, flags: os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data, cut = os.read(fd, LIMIT), os.fstat(fd).st_size > LIMIT
-        # As Python decodes it (a coding line may name an odd codec); a file Python cannot decode
-        # cannot run, but one cut at LIMIT may end inside a character
+        with open(path, "rb", opener=opener) as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return None
+            data, cut = file.read(LIMIT), os.fstat(file.fileno()).st_size > LIMIT
+        # as Python decodes it (a coding line may name any codec); cut, it may end mid-character
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
         text = data.decode(encoding, "replace" if cut else "strict")
     except Exception:
         return None
-    finally:
-        os.close(fd)
-    # A file cut at LIMIT may end inside a statement: drop its last top-level ones until it parses.
-    # A file that does not parse otherwise cannot run: nothing in it counts.
+    # A file cut at LIMIT may end inside a statement: drop its last top-level ones until it parses
     starts = [m.start() for m in re.finditer(r"\n(?=[^\s#])", text)] if cut else []
     for end in [len(text)] + starts[::-1][:3]:
-        try:
+        try:  # (the lines split where the parser splits them, not where str.splitlines does)
             tree = ast.parse(text[:end])
-            return text, tree, list(ast.walk(tree))
+            return re.split(r"\r\n|\r|\n", text), tree, list(ast.walk(tree))
         except Exception:  # a syntax error, null bytes, nesting too deep for the parser
             pass
-    return text, None, []
+    return None
 
 
 def _ready_made_in(nodes):
@@ -134,47 +125,46 @@ def _ready_made_in(nodes):
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = joined.get(id(node.left)), joined.get(id(node.right))
             if left is not None and right is not None and len(left) + len(right) < 200:
-                joined[id(node)] = left + right
+                joined[id(node)] = left + right  # (bounded: no quadratic joining)
                 inner.update((id(node.left), id(node.right)))
         # nn.Transformer and its decoder: as an attribute, an import, or a string for getattr
         name = (node.attr if isinstance(node, ast.Attribute) else
                 node.name if isinstance(node, ast.alias) else joined.get(id(node), ""))
         if name.split(".")[-1] in TRANSFORMERS and RUN.fullmatch(name):
             found.add(name)
-    words.update(v for i, v in joined.items() if i not in inner)
-    glance = _fold("\n".join(words))
-    if any(s in glance for s in (*READY_MADE, "sdpa")):  # most files: one glance, not each word
+    words.update(v for i, v in joined.items() if i not in inner)  # "a" + "b": whole
+    fold = lambda text: unicodedata.normalize("NFKC", text).casefold()  # as Python reads names
+    if any(s in fold("\n".join(words)) for s in (*READY_MADE, "sdpa")):  # one glance, mostly
         for run in {run for w in words for run in RUN.findall(w)}:
-            low = _fold(run)
-            if any(s in low for s in READY_MADE) or "sdpa" in low.split("."):
+            if any(s in fold(run) for s in READY_MADE) or "sdpa" in fold(run).split("."):
                 found.add(run)
     return found
 
 
-def _fold(text):
-    """NFKC, as Python reads names (full-width letters still spell one), in lower case."""
-    return unicodedata.normalize("NFKC", text).casefold()
+def _imported(node):
+    """The submission's module an import names ("": its package), or None: never one outside."""
+    if isinstance(node, ast.ImportFrom) and node.level:
+        return (node.module or "") if node.level == 1 else None
+    package, _, module = (node.module if isinstance(node, ast.ImportFrom) else node).partition(".")
+    return module if package == PACKAGE else None
 
 
 def _memo(method):
-    """A _Submission method memoised on its arguments but the last (the depth), and None while
-    being computed or past depth 40: cyclic aliases and bases end, and no learner's file makes
-    the lookups grow exponentially."""
+    """Memoised on the arguments but the last (the depth), and None while being computed or past
+    depth 40: cyclic aliases and bases end, and no file makes the lookups grow exponentially."""
     def memo(self, *args):
         key = (method.__name__, *args[:-1])
-        if args[-1] > 40:
-            return None
-        if key not in self.cache:
+        if key not in self.cache and args[-1] <= 40:
             self.cache[key] = None
             self.cache[key] = method(self, *args)
-        return self.cache[key]
+        return self.cache.get(key)
     return memo
 
 
 class _Submission:
-    """The files of the folder, each read and parsed once, by name. A symbol is what a name of the
-    submission stands for: ("module", name; "" is the folder's package), ("func", rel, node,
-    class or None), ("class", rel, node) or ("instance", class)."""
+    """The folder's files, each read and parsed once. A symbol is what a name of the submission
+    stands for: ("module", name; "" is the folder's package), ("func", rel, node, class or None),
+    ("class", rel, node) or ("instance", class)."""
 
     def __init__(self, folder):
         self.root = os.path.realpath(folder)
@@ -188,23 +178,13 @@ class _Submission:
         return self.files[rel]
 
     def module_rel(self, name):
-        """The file of the submission's module `name` ("": its package), or None."""
+        """The file of the submission's module `name` ("": its package) if it parses, or None."""
         rel = f"{name}.py" if name else "__init__.py"
-        ok = name == "" or isinstance(name, str) and name.isidentifier()
-        return rel if ok and self.load(rel) is not EMPTY else None
-
-    @staticmethod
-    def imported(node):
-        """The submission's module that an import names ("" is its package), or None: relative
-        imports from the folder, absolute ones of PACKAGE; never a module outside the folder."""
-        if isinstance(node, ast.ImportFrom) and node.level:
-            return (node.module or "") if node.level == 1 else None
-        name = node.module if isinstance(node, ast.ImportFrom) else node
-        return name.partition(".")[2] if name.partition(".")[0] == PACKAGE else None
+        known = name == "" or isinstance(name, str) and name.isidentifier()
+        return rel if known and self.load(rel) is not EMPTY else None
 
     def imported_files(self, module):
-        """The package's __init__.py (it runs first), the module, and the submission files they
-        import, transitively."""
+        """The package's __init__.py (it runs first), the module, and what they import, in turn."""
         todo, seen = ["", module], []
         while todo:
             rel = self.module_rel(todo.pop())
@@ -213,90 +193,78 @@ class _Submission:
             seen.append(rel)
             for node in self.load(rel)[2]:
                 if isinstance(node, ast.ImportFrom):
-                    module = self.imported(node)  # from . import ex5: ex5 is a module too
-                    todo += [module] + ([a.name for a in node.names] if module == "" else [])
+                    name = _imported(node)  # from . import ex5: ex5 is a module too
+                    todo += [name] + ([a.name for a in node.names] if name == "" else [])
                 elif isinstance(node, ast.Import):
-                    todo += [self.imported(a.name) for a in node.names]
+                    todo += [_imported(a.name) for a in node.names]
         return seen
 
     def bindings(self, rel):
-        """{name: what the last top-level statement binding it binds} in file `rel`. An import
-        inside a function binds a local name: taken as the file's, unless a top-level statement
-        binds the name too. (from … import * is not followed.)"""
+        """{name: a symbol, an expression, (from-import, name) or None} of the last top-level
+        statement binding the name in file `rel`. An import in a function binds a local name:
+        taken as the file's unless a top-level one binds it. (from … import * is not followed.)"""
         if ("bindings", rel) not in self.cache:
             _, tree, nodes = self.load(rel)
-            found, body = {}, list(tree.body) if tree else []
-            top = set(map(id, body))
-            body[:0] = [n for n in nodes
-                        if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in top]
-            while body:
-                node = body.pop(0)
-                if isinstance(node, (*FUNCTIONS, ast.ClassDef)):
-                    found[node.name] = node
-                elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value:
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    found.update({t.id: node.value for t in targets if isinstance(t, ast.Name)})
+            found, imports = {}, [n for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
+            for node in imports + (tree.body if tree else []):
+                if isinstance(node, FUNCTIONS):
+                    found[node.name] = ("func", rel, node, None)
+                elif isinstance(node, ast.ClassDef):
+                    found[node.name] = ("class", rel, node)
+                elif isinstance(node, ast.Assign):
+                    names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+                    found.update(dict.fromkeys(names, node.value))
                 elif isinstance(node, ast.ImportFrom):
                     found.update({a.asname or a.name: (node, a.name) for a in node.names})
                 elif isinstance(node, ast.Import):
-                    for a in node.names:  # import submission.m binds submission, … as x binds m
-                        module = self.imported(a.name)
+                    for a in node.names:  # import submission.m binds submission; … as x binds m
+                        module = _imported(a.name)
                         found[a.asname or a.name.split(".")[0]] = (
                             None if module is None else ("module", module if a.asname else ""))
-                elif isinstance(node, (ast.If, ast.Try, ast.With, ast.ExceptHandler)):
-                    body[:0] = [n for f in ("body", "handlers", "orelse", "finalbody")
-                                for n in getattr(node, f, [])]  # statements that run too
             self.cache["bindings", rel] = found
         return self.cache["bindings", rel]
 
     @_memo
     def resolve_name(self, rel, name, depth):
         bound = self.bindings(rel).get(name)
-        if isinstance(bound, FUNCTIONS):
-            return ("func", rel, bound, None)
-        if isinstance(bound, ast.ClassDef):
-            return ("class", rel, bound)
         if isinstance(bound, ast.AST):  # name = expression
             return self.resolve(rel, bound, None, depth + 1)
-        if bound is None or bound[0] == "module":  # None: unbound, or not the submission's
-            return bound
-        module = self.imported(bound[0])  # from <module> import <name>
-        return None if module is None else self.member(("module", module), bound[1], depth + 1)
+        if bound and isinstance(bound[0], ast.ImportFrom):  # from <module> import <name>
+            module = _imported(bound[0])
+            return None if module is None else self.member(("module", module), bound[1], depth + 1)
+        return bound
 
+    @_memo
     def member(self, symbol, attr, depth):
-        """What `symbol.attr` stands for, or None."""
-        if symbol is None or depth > 40 or symbol[0] == "func":
+        """What `symbol.attr` stands for, or None. Of a class: a def in its body (not an alias
+        made there), in a base, or self.attr = … in a method."""
+        if symbol is None or symbol[0] == "func":
             return None
         if symbol[0] == "instance":
             return self.member(symbol[1], attr, depth + 1)
-        if symbol[0] == "class":
-            return self.class_member(symbol, attr, depth + 1)
-        rel = self.module_rel(symbol[1])
-        found = rel and self.resolve_name(rel, attr, depth + 1)
-        submodule = symbol[1] == "" and self.module_rel(attr)  # the package's module
-        return found or (("module", attr) if submodule else None)
-
-    @_memo
-    def class_member(self, symbol, attr, depth):
-        """A def in the class body (not an alias made there), in a base, or self.attr = …"""
+        if symbol[0] == "module":
+            rel = self.module_rel(symbol[1])
+            found = rel and self.resolve_name(rel, attr, depth + 1)
+            submodule = symbol[1] == "" and self.module_rel(attr)  # of the package
+            return found or (("module", attr) if submodule else None)
         _, rel, node = symbol
         found = next((("func", rel, item, symbol) for item in reversed(node.body)
                       if isinstance(item, FUNCTIONS) and item.name == attr), None)
         for base in node.bases:
             found = found or self.member(self.resolve(rel, base, None, depth + 1), attr, depth + 1)
-        if ("self", id(node)) not in self.cache:  # self.<attr> = <value> in any method
-            self.cache["self", id(node)] = {
+        if ("self", node) not in self.cache:  # self.<attr> = <value> in any method
+            self.cache["self", node] = {
                 t.attr: item.value for item in ast.walk(node) if isinstance(item, ast.Assign)
                 for t in item.targets if isinstance(t, ast.Attribute)
                 and isinstance(t.value, ast.Name) and t.value.id == "self"}
-        value = self.cache["self", id(node)].get(attr)
+        value = self.cache["self", node].get(attr)
         found = found or value and self.resolve(rel, value, symbol, depth + 1)
         # a method found in a base class runs on an instance of this class: self is this class
         return ("func", found[1], found[2], symbol) if found and found[0] == "func" else found
 
     @_memo
     def resolve(self, rel, node, cls, depth):
-        """What the expression `node` of file `rel` stands for (`cls`: self's class), or None."""
+        """What expression `node` stands for (`cls`: self's class), or None; not super().attr."""
         if isinstance(node, ast.Lambda):
             return ("func", rel, node, cls)
         if isinstance(node, ast.Name):
@@ -304,13 +272,7 @@ class _Submission:
                 return ("instance", cls)
             return self.resolve_name(rel, node.id, depth + 1)
         if isinstance(node, ast.Attribute):
-            value = node.value
-            if (cls and isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
-                    and value.func.id == "super"):  # super().attr: in self's class's bases
-                bases = [self.member(self.resolve(cls[1], b, None, depth + 1), node.attr, depth + 1)
-                         for b in cls[2].bases]
-                return next(filter(None, bases), None)
-            return self.member(self.resolve(rel, value, cls, depth + 1), node.attr, depth + 1)
+            return self.member(self.resolve(rel, node.value, cls, depth + 1), node.attr, depth + 1)
         if isinstance(node, ast.Call):  # a class of the submission called: an instance of it
             made = self.resolve(rel, node.func, cls, depth + 1)
             return ("instance", made) if made and made[0] == "class" else None
@@ -318,42 +280,50 @@ class _Submission:
 
     # -- loops --------------------------------------------------------------------------------
 
-    def walk(self, start, found):
-        """Add to `found` the loops of every function `start` reaches, and its recursive calls.
-        A function is reached when named at all (called, passed to map, stored in a variable);
-        the methods in CALLED when a class or instance of the submission is called."""
-        todo, seen, edges = [start], set(), []
-        while todo:
-            symbol = todo.pop()
-            _, rel, node, cls = symbol
-            key = _key(symbol)
-            if key in seen:
-                continue
-            seen.add(key)
-            for item in ast.walk(node):  # nested functions and lambdas included
-                try:
-                    looping = self._loops(rel, item, node)
-                except RecursionError:  # nested too deep to tell: count it
-                    looping = True
-                if looping:
+    def walk(self, module, entry, found):
+        """Add to `found` the loops of every function `entry` reaches, and its recursive calls:
+        those to a function still running, in a depth-first walk (every cycle has one) that
+        keeps its own stack (call chains may be deep)."""
+        start = ("module", module)
+        for name in entry.split("."):
+            start = self.member(start, name, 0)
+        if not (start and start[0] == "func"):
+            return
+        state, stack = {start: "running"}, [(start, self._reached(start, found))]
+        while stack:
+            for function, where in stack[-1][1]:
+                if state.get(function) == "running":
+                    found.add(where)
+                elif function not in state:
+                    state[function] = "running"
+                    stack.append((function, self._reached(function, found)))
+                    break
+            else:
+                state[stack.pop()[0]] = "done"
+
+    def _reached(self, symbol, found):
+        """Add the loops of function `symbol` (nested ones included) to `found`; yield (function,
+        where) for every function it names (to call, to map, to store) and, where it calls a class
+        or instance of the submission, for the methods in CALLED."""
+        _, rel, node, cls = symbol
+        for item in ast.walk(node):
+            try:
+                if self._loops(rel, item, node):
                     found.add(self.line(rel, item.lineno))
-                targets = []
-                if isinstance(item, (ast.Name, ast.Attribute)) and isinstance(item.ctx, ast.Load):
-                    targets.append(self.resolve(rel, item, cls, 0))
-                if isinstance(item, ast.Call):
-                    made = self.resolve(rel, item.func, cls, 0) or ("",)
-                    targets += [self.member(made, m, 0) for m in CALLED.get(made[0], [])]
-                for target in targets:
-                    if target and target[0] == "func":
-                        todo.append(target)
-                        edges.append((key, _key(target), rel, item.lineno))
-        for rel, line in _calls_back(edges, _key(start)):
-            found.add(self.line(rel, line))  # recursion
+            except RecursionError:  # nested too deep to tell: count it
+                found.add(self.line(rel, item.lineno))
+            targets = []
+            if isinstance(item, (ast.Name, ast.Attribute)) and isinstance(item.ctx, ast.Load):
+                targets.append(self.resolve(rel, item, cls, 0))
+            if isinstance(item, ast.Call):
+                made = self.resolve(rel, item.func, cls, 0) or ("",)
+                targets += [self.member(made, m, 0) for m in CALLED.get(made[0], [])]
+            for target in targets:
+                if target and target[0] == "func":
+                    yield target, self.line(rel, item.lineno)
 
     def line(self, rel, number):
-        if ("lines", rel) not in self.cache:  # the parser's line breaks, not str.splitlines's
-            self.cache["lines", rel] = re.split(r"\r\n|\r|\n", self.load(rel)[0])
-        lines = self.cache["lines", rel]
+        lines = self.load(rel)[0]
         text = lines[number - 1].strip() if 0 < number <= len(lines) else ""
         return (rel, number, text if len(text) <= 200 else text[:199] + "…")
 
@@ -368,8 +338,7 @@ class _Submission:
             return not fixed(node.value)
         if isinstance(node, COMPREHENSIONS):
             return not all(fixed(g.iter) for g in node.generators)
-        func = node.func if isinstance(node, ast.Call) else None
-        aliases = self._facts(rel, None)[3]
+        func, aliases = getattr(node, "func", None), self._facts(rel, None)[3]
         if isinstance(func, ast.Name):
             name = aliases.get(func.id, func.id)
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
@@ -387,9 +356,8 @@ class _Submission:
 
     def _fixed(self, rel, node, function):
         """`node`, in `function`, is an iterable whose length the input cannot change: a literal
-        tuple, list, set, dict or string, range(<int literals>), and zip, enumerate, … or a
-        literal dict's .items(), .keys(), .values() of those, unless the file rebinds those
-        names; or a name for a tuple, a string, range(…) or a list (see _value)."""
+        tuple, list, set, dict or string, range(<ints>), zip, enumerate, … of those (unless the
+        file rebinds those names), a literal dict's .items(), or a name for one (see _value)."""
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             return not any(isinstance(e, ast.Starred) for e in node.elts)
         if isinstance(node, ast.Dict):
@@ -410,14 +378,13 @@ class _Submission:
             return False
         if func.id == "range":
             return bool(args) and all(_is_int(a) for a in args)
-        return (func.id in WRAPPERS and bool(args) and self._fixed(rel, args[0], function)
-                and all(self._fixed(rel, a, function) or _is_int(a) for a in args[1:]))
+        return func.id in WRAPPERS and bool(args) and all(  # (an int first would raise)
+            self._fixed(rel, a, function) or _is_int(a) for a in args)
 
     def _value(self, rel, name, function):
-        """What `name` stands for when `function` (or else, when it does not bind the name, the
-        file) binds it once only, by `name = value`; else None. A list only in a function that
-        neither calls its methods nor sets its items (+= is a second binding); never the file's:
-        any function or file can grow it."""
+        """`value` when `function` (or, if it does not bind `name`, the file) binds the name once
+        only, by `name = value`; else None. A list only if local and never grown (+= binds it
+        again): the file's, any function or file could grow."""
         for scope in (function, None):
             bound, values, changed, _ = self._facts(rel, scope)
             if name in bound or scope is None:
@@ -426,11 +393,10 @@ class _Submission:
                 return None if grows else value
 
     def _facts(self, rel, scope):
-        """({name: times bound}, {name: value, where `name = value`}, {names whose methods are
-        called or items set}, {local name: itertools or functools name}) in a function, nested
-        functions included (a binding more only makes fewer loops of fixed length), or in the
-        whole file (scope None), where a binding anywhere counts (a function can bind a global)."""
-        if ("facts", rel, id(scope)) not in self.cache:
+        """({name: times bound}, {name: value of `name = value`}, {names grown: x.append(…),
+        x[i] = …}, {name: itertools or functools name}) in a function, nested ones included
+        (another binding only makes fewer loops fixed), or anywhere in the file (scope None)."""
+        if ("facts", rel, scope) not in self.cache:
             bound, values, changed, aliases = {}, {}, set(), {}
             for node in ast.walk(scope) if scope else self.load(rel)[2]:
                 if isinstance(node, ast.Name):
@@ -445,43 +411,19 @@ class _Submission:
                         and isinstance(node.targets[0], ast.Name)):
                     values[node.targets[0].id] = node.value
                 if isinstance(getattr(node, "value", None), ast.Name) and (
-                        isinstance(node, ast.Attribute) or isinstance(node, ast.Subscript)
-                        and not isinstance(node.ctx, ast.Load)):
-                    changed.add(node.value.id)  # x.append(…), x[i] = …, del x[i]
+                        isinstance(node, ast.Attribute) and node.attr in GROWS
+                        or isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load)):
+                    changed.add(node.value.id)
                 if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0):
                     for a in node.names:  # (relative imports are the learner's modules)
                         full = a.name if isinstance(node, ast.Import) else f"{node.module}.{a.name}"
                         if full.split(".")[0] in ("itertools", "functools"):
                             aliases[a.asname or a.name] = full
-            self.cache["facts", rel, id(scope)] = bound, values, changed, aliases
-        return self.cache["facts", rel, id(scope)]
-
-
-def _key(function):
-    """A function symbol's identity: its code, and the class whose instance `self` is."""
-    return id(function[2]), function[3] and id(function[3][2])
+            self.cache["facts", rel, scope] = bound, values, changed, aliases
+        return self.cache["facts", rel, scope]
 
 
 def _is_int(node):
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant) and type(node.value) is int
-
-
-def _calls_back(edges, start):
-    """Where a call goes back to a function still running: the back edges of a depth-first walk
-    from `start` (every cycle has one), found without recursion (call chains may be deep)."""
-    graph = {}
-    for a, b, rel, line in edges:
-        graph.setdefault(a, []).append((b, (rel, line)))
-    state, stack = {start: "running"}, [(start, iter(graph.get(start, [])))]
-    while stack:
-        for b, where in stack[-1][1]:
-            if state.get(b) == "running":
-                yield where
-            elif b not in state:
-                state[b] = "running"
-                stack.append((b, iter(graph.get(b, []))))
-                break
-        else:
-            state[stack.pop()[0]] = "done"

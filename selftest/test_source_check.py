@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from fixtures import MISTAKES, SOLUTIONS, fixture_dirs, materialise_files, materialise_mistake
+from grading import source_check
 from grading.source_check import LIMIT, loops_in, ready_made_attention
 
 ENTRIES = {"ex2_averaging": "average_context", "ex6_head": "Head.forward"}
@@ -643,6 +644,28 @@ def test_a_huge_file_is_read_in_part(tmp_path):
     assert loops(folder, "ex2_averaging") == [("ex2_averaging.py", 2,
                                                "return [x for _ in range(x.shape[1])]")]
     assert ready_made_attention(folder, "ex4_scaling") == ["scaled_dot_product_attention"]
+
+
+def test_answers_are_kept_while_the_files_read_are_unchanged(tmp_path, monkeypatch):
+    """A grading session asks the same more than once: nothing is parsed again unless a file
+    read changed (its size, its mtime) or one that was missing appeared."""
+    reads, read = [], source_check._read
+    monkeypatch.setattr(source_check, "_read", lambda path: reads.append(path) or read(path))
+    folder = submission(tmp_path, ex6_head=head('''\
+        from .ex6_helpers import mix
+        return mix(weights, v)
+        '''))
+    assert loops(folder, "ex6_head") == []
+    before = len(reads)
+    assert loops(folder, "ex6_head") == [] and len(reads) == before
+    helpers = folder / "ex6_helpers.py"
+    helpers.write_text("def mix(w, v):\n    return [r @ v for r in w.unbind(1)]\n")
+    assert loops(folder, "ex6_head") == [("ex6_helpers.py", 2,
+                                          "return [r @ v for r in w.unbind(1)]")]
+    helpers.write_text("def mix(w, v):\n    return w @ v\n")
+    assert loops(folder, "ex6_head") == []
+    before = len(reads)
+    assert ready_made_attention(folder, "ex6_head") == [] and len(reads) > before  # not the same
 
 
 def test_cycles_in_the_learner_code_end(tmp_path):
