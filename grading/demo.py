@@ -34,7 +34,7 @@ PAD = "·"
 VOCAB = [PAD] + sorted(set("说到，真。" + FILLERS + "".join(t + e for t, e in TOPICS)))
 BLOCK_SIZE = 16
 N_EMBD, HEAD_SIZE = 32, 16
-TRAIN, VALIDATION, STEPS, BATCH = 3000, 600, 1000, 64
+TRAIN, VALIDATION, STEPS, BATCH = 3000, 600, 400, 64
 
 
 def sentences(gen, count):

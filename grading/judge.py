@@ -89,20 +89,27 @@ class Meter:
             return None
 
     def start(self):
-        self.wall_start = self.last = time.monotonic()
-        reading = self._read()
-        self.cpu_start = reading[0] if reading else None
+        self.wall_start = time.monotonic()
+        self.base = None  # (seconds charged, CPU seconds) at the first reading
         self.slept = 0.0
 
     def seconds(self):
+        """Charged so far. Wall-clock time until the first reading: a quick reply (most are)
+        costs no read of /proc, and at most one POLL of wall time."""
         now = time.monotonic()
-        reading = self._read() if self.cpu_start is not None else None
+        reading = self._read()
         if reading is None:
             return now - self.wall_start
-        if reading[1] in "SD":  # asleep since the last reading, most likely
+        if self.base is None:
+            self.base, self.last = (now - self.wall_start, reading[0]), now
+        elif reading[1] in "SD":  # asleep since the last reading, most likely
             self.slept += now - self.last
         self.last = now
-        return reading[0] - self.cpu_start + self.slept
+        return self.base[0] + reading[0] - self.base[1] + self.slept
+
+    def charged(self):
+        """What to charge when the reply has come: read once more only if a reading was taken."""
+        return self.wall() if self.base is None else min(self.seconds(), self.wall())
 
     def wall(self):
         return time.monotonic() - self.wall_start
@@ -174,7 +181,7 @@ class ExerciseWorker:
         try:
             return protocol.recv(self.sock, wait=wait)
         finally:
-            self.spent += min(meter.seconds(), meter.wall())
+            self.spent += meter.charged()
 
     def _start(self):
         if self.sticky is not None:

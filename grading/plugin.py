@@ -54,7 +54,7 @@ def seed_for(base_seed, nodeid, index):
 
 
 def exercise_of(item):
-    return Path(str(item.fspath)).stem.removeprefix("test_")
+    return Path(item.path).stem.removeprefix("test_")
 
 
 class GradingPlugin:

@@ -10,6 +10,7 @@ import base64
 import json
 import math
 import select
+import socket
 import struct
 import time
 
@@ -234,11 +235,19 @@ def _wait_until(sock, deadline):
         raise Timeout()
 
 
+_NOW = getattr(socket, "MSG_DONTWAIT", 0)  # read what is there without blocking (not Windows)
+
+
 def _read_exactly(sock, size, wait):
     chunks, remaining = [], size
     while remaining:
-        wait(sock)
-        chunk = sock.recv(min(remaining, 1 << 20))
+        try:  # most replies are there already: no need to ask select first
+            chunk = sock.recv(min(remaining, 1 << 20), _NOW) if _NOW else None
+        except BlockingIOError:
+            chunk = None
+        if chunk is None:
+            wait(sock)
+            chunk = sock.recv(min(remaining, 1 << 20))
         if not chunk:
             raise PeerClosed()
         chunks.append(chunk)

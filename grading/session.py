@@ -107,7 +107,7 @@ def grade(zygote, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
     args += ["-c", str(ROOT / "pytest.ini"), "--rootdir", str(ROOT), "-p", "pytest_timeout",
              # no cache files; no gc passes after each test (0.4 s a session with torch loaded)
              "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:threadexception",
-             "-o", f"timeout={TEST_TIMEOUT}", "-q", "-s", "--tb=native",
+             "-o", f"timeout={TEST_TIMEOUT}", "-q", "-s", "--tb=no",
              "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):

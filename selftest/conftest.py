@@ -2,7 +2,8 @@
 
 All the submissions (solutions, stubs, and every mistake, fair, broken and attack fixture laid over
 a copy of the solutions) are graded by `grader.py --batch` in a temporary copy of the repository,
-as a course would grade a class: one torch import, the default limits, a fixed seed. An attack that
+as a course would grade a class: one torch import, the default limits but 2 s a call (the
+loops for ever stop sooner), a fixed seed. An attack that
 writes to disk can only harm the copy, and the tests then check that it did not even do that.
 """
 import hashlib
@@ -17,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from fixtures import (MISTAKES, SOLUTIONS, fixture_dirs, materialise_files, materialise_mistake,
-                      mistake_id)
+from fixtures import (MISTAKES, SOLUTIONS, exercise_of_fixture, fixture_dirs, materialise_files,
+                      materialise_together, mistake_id, one_per_exercise)
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = random.randrange(1, 1 << 31)  # fresh inputs every check, printed for replay
+CALL_TIMEOUT = 2  # seconds for one call: the fixtures that loop for ever burn less of --check
 SECRET = "GRADER_TEST_SECRET"  # put in the grader's environment; no worker may see it
 GRADER_FILES = ("grader.py", "pytest.ini", "grading", "tests", "solutions", "exercises")
 
@@ -31,6 +33,24 @@ def run_grader(*args, cwd=ROOT, timeout=300, lang="en"):
     return subprocess.run([sys.executable, str(Path(cwd) / "grader.py"), *map(str, args),
                            "--lang", lang], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout)
+
+
+_early = {}  # long grader runs started with the session (see early_run), by name
+
+
+def start_early(name, *args):
+    """Start a long grader run now, beside the fixture batch, so that both cores stay busy; a
+    test gets its result with early_run(name)."""
+    _early[name] = subprocess.Popen([sys.executable, str(ROOT / "grader.py"), *map(str, args),
+                                     "--lang", "en"], cwd=ROOT, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+
+
+def early_run(name, timeout=300):
+    """A CompletedProcess for a run that start_early began."""
+    run = _early[name]
+    stdout, stderr = run.communicate(timeout=timeout)
+    return subprocess.CompletedProcess(run.args, run.returncode, stdout, stderr)
 
 
 def copy_repository(target):
@@ -69,7 +89,6 @@ def processes_mentioning(text):
     return found
 
 
-SLOW = ("loop", "slow")  # fixtures that spend seconds on purpose: spread over the two batches
 _batch = {}  # started when the session starts, so the other tests run while it grades
 
 
@@ -81,33 +100,53 @@ def pytest_sessionstart(session):
     folder.mkdir()
     shutil.copytree(SOLUTIONS, folder / "solutions")
     shutil.copytree(ROOT / "exercises", folder / "stubs")
-    for mistake in MISTAKES:
-        materialise_mistake(mistake, folder / mistake_id(mistake))
-    materialise_mistake(MISTAKES[0], folder / "replay")  # the same mistake twice: same messages
-    for kind in ("fair", "broken", "attack", "twin"):
+    # Mistakes, twins and fair variants change one exercise each, and each exercise is graded
+    # apart: they share submissions, one fixture per exercise, so that --check grades fewer.
+    views = {}
+    for number, group in enumerate(one_per_exercise(MISTAKES, lambda m: m.exercise)):
+        materialise_together(group.values(), [], folder / f"mistakes-{number}")
+        views.update({mistake_id(m): (f"mistakes-{number}", set(group), m.exercise)
+                      for m in group.values()})
+    for kind in ("twin", "fair"):
+        for number, group in enumerate(one_per_exercise(fixture_dirs(kind), exercise_of_fixture)):
+            materialise_together([], group.values(), folder / f"{kind}s-{number}")
+            views.update({f.name: (f"{kind}s-{number}", set(group), ex) for ex, f in group.items()})
+    first = views[mistake_id(MISTAKES[0])]
+    shutil.copytree(folder / first[0], folder / "replay")  # graded twice: the same messages
+    views["replay"] = ("replay", *first[1:])
+    # Fixtures that attack or break things stay alone: no other exercise or row may suffer.
+    for kind in ("broken", "attack"):
         for fixture in fixture_dirs(kind):
             materialise_files(fixture, folder / fixture.name)
-    # Two batches at once, one per core, the slow fixtures dealt out between them.
-    halves = [base / "half-0", base / "half-1"]
-    for half in halves:
-        half.mkdir()
-    order = sorted(folder.iterdir(), key=lambda p: (not any(s in p.name for s in SLOW), p.name))
-    for i, submission in enumerate(order):
-        submission.rename(halves[i % 2] / submission.name)
+    start_demos(base)
+    # One batch, a judge per core, torch imported once for both.
     environment = {**os.environ, SECRET: "hunter2"}
-    _batch.update(base=base, copy=copy, before=fingerprint(copy), halves=halves, runs=[
-        subprocess.Popen([sys.executable, str(copy / "grader.py"), "--batch", str(half),
-                          "--json", str(half / "batch.json"), "--seed", str(SEED),
-                          "--csv", str(half / "grades.csv"), "--jobs", "1"],
-                         cwd=copy, env=environment, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
-        for half in halves])
+    _batch.update(base=base, copy=copy, before=fingerprint(copy), folder=folder, views=views,
+                  run=subprocess.Popen(
+                      [sys.executable, str(copy / "grader.py"), "--batch", str(folder),
+                       "--json", str(base / "batch.json"), "--seed", str(SEED),
+                       "--csv", str(base / "grades.csv"), "--jobs", "2",
+                       "--timeout", str(CALL_TIMEOUT)],
+                      cwd=copy, env=environment, stdout=subprocess.PIPE,
+                      stderr=subprocess.STDOUT, text=True))
+
+
+def start_demos(base):
+    """The demo's two trainings, the longest single runs of the self-test, and the stubs."""
+    leaky = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex6-no_mask")
+    materialise_together([leaky], [], base / "leaky")
+    start_early("demo solutions", "demo", "--solutions")  # the default seed, as a learner runs it
+    start_early("demo leaky", "demo", "--submission", base / "leaky")
+    start_early("stubs")  # python grader.py, as a learner starts out
 
 
 def pytest_sessionfinish(session):
-    for run in _batch.get("runs", []):
+    for run in _early.values():
         run.kill()
         run.wait()
+    if "run" in _batch:
+        _batch["run"].kill()
+        _batch["run"].wait()
     if "base" in _batch:
         shutil.rmtree(_batch["base"], ignore_errors=True)
 
@@ -125,18 +164,29 @@ def repository():
 
 @pytest.fixture(scope="session")
 def gradebooks(graded):
-    """The CSV gradebooks the two batches wrote, as text."""
-    return [(half / "grades.csv").read_text() for half in _batch["halves"]]
+    """The CSV gradebook the batch wrote, as text (in a list: a batch may be split)."""
+    return [(_batch["base"] / "grades.csv").read_text()]
 
 
 @pytest.fixture(scope="session")
-def graded():
-    """{submission name: record} for every fixture, plus 'solutions', 'stubs' and 'replay'."""
-    graded = {}
-    for run, half in zip(_batch["runs"], _batch["halves"]):
-        output = run.communicate(timeout=600)[0]
-        assert run.returncode == 0, f"the batch run failed (seed {SEED}):\n{output}"
-        graded.update(json.loads((half / "batch.json").read_text())["submissions"])
+def batch_records():
+    """{submission name: record} for every submission the batches graded."""
+    output = _batch["run"].communicate(timeout=600)[0]
+    assert _batch["run"].returncode == 0, f"the batch run failed (seed {SEED}):\n{output}"
+    return json.loads((_batch["base"] / "batch.json").read_text())["submissions"]
+
+
+@pytest.fixture(scope="session")
+def graded(batch_records):
+    """{name: record} for every fixture, plus 'solutions', 'stubs' and 'replay'. A mistake or twin
+    graded in a shared submission sees its own exercise and the exercises that hold no other
+    fixture (the solutions')."""
+    graded = dict(batch_records)
+    for name, (submission, fixtures, own) in _batch["views"].items():
+        record = batch_records[submission]
+        graded[name] = {**record, "exercises": {
+            ex: result for ex, result in record["exercises"].items()
+            if ex not in fixtures or ex == own}}
     return graded
 
 

@@ -253,19 +253,40 @@ def exercise_of_fixture(folder):
 
 def materialise_mistake(mistake, target):
     """A full submission in `target`: the solutions with the mistake's one edit."""
-    shutil.copytree(SOLUTIONS, target)
-    path = Path(target) / f"{mistake.exercise}.py"
-    text = path.read_text(encoding="utf-8")
-    count = text.count(mistake.old)
-    if count != 1:
-        raise AssertionError(f"{mistake_id(mistake)}: the text to replace occurs {count} times in "
-                             f"solutions/{mistake.exercise}.py (must be once): update the fixture")
-    path.write_text(text.replace(mistake.old, mistake.new), encoding="utf-8")
+    materialise_together([mistake], [], target)
 
 
 def materialise_files(folder, target):
     """A full submission in `target`: the solutions with the fixture's files laid over them."""
+    materialise_together([], [folder], target)
+
+
+def materialise_together(mistakes, folders, target):
+    """One submission holding several fixtures, each in an exercise of its own (the exercises are
+    graded apart, each in its own worker): the solutions, each mistake's edit, each folder's
+    files laid over them."""
     shutil.copytree(SOLUTIONS, target)
-    for file in folder.iterdir():
-        if file.is_file():
-            shutil.copy(file, Path(target) / file.name)
+    for mistake in mistakes:
+        path = Path(target) / f"{mistake.exercise}.py"
+        text = path.read_text(encoding="utf-8")
+        count = text.count(mistake.old)
+        if count != 1:
+            raise AssertionError(f"{mistake_id(mistake)}: the text to replace occurs {count} times "
+                                 f"in solutions/{mistake.exercise}.py (must be once): update the "
+                                 "fixture")
+        path.write_text(text.replace(mistake.old, mistake.new), encoding="utf-8")
+    for folder in folders:
+        for file in folder.iterdir():
+            if file.is_file():
+                shutil.copy(file, Path(target) / file.name)
+
+
+def one_per_exercise(fixtures, exercise_of):
+    """Fixtures dealt into groups that hold at most one fixture of each exercise."""
+    groups = []
+    for fixture in fixtures:
+        group = next((g for g in groups if exercise_of(fixture) not in g), None)
+        if group is None:
+            groups.append(group := {})
+        group[exercise_of(fixture)] = fixture
+    return groups

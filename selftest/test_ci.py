@@ -8,6 +8,7 @@ import time
 
 from conftest import ROOT, SOLUTIONS, copy_repository, processes_mentioning
 from fixtures import SUBMISSIONS
+from test_output_safety import COMMAND_LINES, ESCAPES, MARKUP, controls, runner_commands, strings
 
 
 def actions_environment(tmp_path, **more):
@@ -18,26 +19,54 @@ def actions_environment(tmp_path, **more):
             "GITHUB_OUTPUT": str(output), **more}, summary, output
 
 
+HOSTILE_EX2 = '''import sys
+
+LINES = {lines!r}
+
+
+def averaging_matrix(T):
+    print("\\n".join(LINES))
+    sys.stderr.write("::set-output name=x::y\\n")
+    raise ValueError("\\x1b[2J::add-mask::x\\n::error file=a::b")
+
+
+average_context = averaging_matrix
+'''
+
+
 def test_grading_step_under_attack_summary_annotations_and_pass_mark(tmp_path):
-    """The step as CI runs it, on a submission whose ex6 forges results.json every way it can:
-    the summary, the annotation on the learner's file, the pass mark, and an honest results.json
-    that stays honest after the run, with nothing left running."""
+    """The step as CI runs it, on a submission whose ex6 forges results.json every way it can and
+    whose ex2 prints and raises workflow commands and terminal escapes: the summary, one
+    annotation on each learner's file, the pass mark, no workflow command but the grader's own,
+    no control character anywhere, and an honest results.json that stays honest after the run,
+    with nothing left running."""
     copy = copy_repository(tmp_path / "repository")
     shutil.copytree(ROOT / ".github", copy / ".github")
     shutil.rmtree(copy / "exercises")
     shutil.copytree(SOLUTIONS, copy / "exercises")
     shutil.copy(SUBMISSIONS / "attack-ex6-results_file" / "ex6_head.py", copy / "exercises")
-    env, summary, _ = actions_environment(tmp_path, PASS_MARK="80", GRADER_TEST_SECRET="x")
+    (copy / "exercises" / "ex2_averaging.py").write_text(
+        HOSTILE_EX2.format(lines=[MARKUP + ESCAPES, *COMMAND_LINES]), encoding="utf-8")
+    env, summary, _ = actions_environment(tmp_path, PASS_MARK="50", GRADER_TEST_SECRET="x")
     done = subprocess.run(["bash", str(copy / ".github" / "scripts" / "grade.sh")], env=env,
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1, done.stdout + done.stderr  # 75 points: below a mark of 80
+    # ex2 0/15 and ex6 0/25 (its fork at import is refused): 60 points, above a mark of 50
+    assert done.returncode == 0, done.stdout + done.stderr
     table = summary.read_text()
-    assert "75/100 (pass mark 80) ❌" in table and "| ex1_embedding | 10/10 | ✓ done |" in table
+    assert "60/100 (pass mark 50) ✅" in table and "| ex1_embedding | 10/10 | ✓ done |" in table
+    assert "| ex2_averaging | 0/" in table and not controls(table) and not set("<`") & set(table)
+    ran = runner_commands(done.stdout + "\n" + done.stderr)
+    token = ran[0][1]
+    assert [name for name, _ in ran] == ["stop-commands", token, "error", "error"], ran
     errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
-    assert len(errors) == 1 and errors[0].startswith("::error file=exercises/ex6_head.py")
+    assert errors[0].startswith("::error file=exercises/ex2_averaging.py") and "ValueError" in \
+        errors[0] and errors[1].startswith("::error file=exercises/ex6_head.py")
+    assert not controls(done.stdout) and not controls(done.stderr)
     time.sleep(2)  # the detached rewriter would have struck by now
     results = (copy / "results.json").read_text()
-    assert json.loads(results)["score"] == 75 and "forged" not in results
+    data = json.loads(results)
+    assert data["score"] == 60 and "forged" not in results
+    assert not [s for s in strings(data) if controls(s)]
     assert not processes_mentioning(str(copy))
 
 

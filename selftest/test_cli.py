@@ -1,11 +1,11 @@
 """grader.py as a learner and a CI meet it: exit codes, one-line errors, the report, the JSON."""
 import json
 
-from conftest import run_grader
+from conftest import early_run, run_grader
 
 
 def test_untouched_stubs_report_zero_and_point_to_ex1():
-    done = run_grader()
+    done = early_run("stubs")  # python grader.py
     assert done.returncode == 1, done.stderr
     assert "Total 0/100" in done.stdout
     assert "Next: ex1_embedding" in done.stdout

@@ -3,8 +3,7 @@ looks at the deciding character, and a head that leaks the future is called out.
 import re
 import shutil
 
-from conftest import ROOT, run_grader
-from fixtures import MISTAKES, materialise_mistake, mistake_id
+from conftest import ROOT, early_run, run_grader
 from grading.demo import TOPICS
 
 TOPIC_CHARACTERS = "".join(topic for topic, _ in TOPICS)
@@ -21,7 +20,7 @@ def accuracies(stdout):
 
 
 def test_the_head_learns_what_the_bigram_cannot():
-    done = run_grader("demo", "--solutions")  # the default seed, as a learner runs it
+    done = early_run("demo solutions")  # the default seed, as a learner runs it
     assert done.returncode == 0, done.stdout + done.stderr
     got = accuracies(done.stdout)
     assert got["attention"][1] >= 0.9 and got["bigram"][1] <= 0.4
@@ -31,10 +30,8 @@ def test_the_head_learns_what_the_bigram_cannot():
     assert looked_at in TOPIC_CHARACTERS
 
 
-def test_a_head_that_leaks_the_future_is_called_out(tmp_path):
-    leaky = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex6-no_mask")
-    materialise_mistake(leaky, tmp_path / "leaky")
-    done = run_grader("demo", "--submission", tmp_path / "leaky")
+def test_a_head_that_leaks_the_future_is_called_out():
+    done = early_run("demo leaky")  # the catalogued mistake ex6 no_mask (see conftest.start_demos)
     assert done.returncode == 1 and "⚠" in done.stdout and "below the floor" in done.stdout
 
 

@@ -243,47 +243,5 @@ def test_folder_names_are_shown_cleaned_and_never_as_a_formula(capsys):
     assert runner_commands(log) == []
 
 
-# -- the command line, in Actions ------------------------------------------------------------------
-
-ATTACK = '''import sys
-
-LINES = {lines!r}
-
-
-def averaging_matrix(T):
-    print("\\n".join(LINES))
-    sys.stderr.write("::set-output name=x::y\\n")
-    raise ValueError("\\x1b[2J::add-mask::x\\n::error file=a::b")
-
-
-average_context = averaging_matrix
-'''
-
-
-@pytest.mark.timeout(300)  # a whole grading run: more than pytest.ini's 30 s on a busy machine
-def test_grader_in_actions_with_a_hostile_exercise(tmp_path):
-    """`grader.py --submission … --json …` as Actions runs it, on solutions whose ex2 prints
-    workflow commands and terminal escapes and raises them."""
-    submission = tmp_path / "submission"
-    shutil.copytree(ROOT / "solutions", submission)
-    (submission / "ex2_averaging.py").write_text(
-        ATTACK.format(lines=[MARKUP + ESCAPES, *COMMAND_LINES]), encoding="utf-8")
-    summary, results = tmp_path / "summary.md", tmp_path / "results.json"
-    summary.write_text("")
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "grader.py"), "--submission", str(submission),
-         "--json", str(results), "--lang", "en"], cwd=ROOT, capture_output=True, text=True,
-        timeout=300, env={**os.environ, "GITHUB_ACTIONS": "true",
-                          "GITHUB_STEP_SUMMARY": str(summary)})
-    assert done.returncode == 1, done.stdout + done.stderr  # ex2 fails: not full marks
-    ran = runner_commands(done.stdout + "\n" + done.stderr)
-    token = ran[0][1]
-    assert [name for name, _ in ran] == ["stop-commands", token, "error"], ran
-    errors = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
-    assert len(errors) == 1 and "ex2_averaging.py" in errors[0] and "ValueError" in errors[0]
-    assert not controls(done.stdout) and not controls(done.stderr)
-    data = json.loads(results.read_text())
-    assert 0 < data["score"] < 100 and not [s for s in strings(data) if controls(s)]
-    table = summary.read_text()
-    assert "| ex2_averaging | 0/" in table and not controls(table)
-    assert not set("<`") & set(table)
+# The command line in Actions, on a hostile exercise: selftest/test_ci.py, in the same run as the
+# results-file attack (one grading run for both).

@@ -1,5 +1,6 @@
-"""Broken: every forward takes 3 s, just under the 5 s limit of one call: the exercise's time
-budget must stop it, or ex6's ~15 calls would take 45 s."""
+"""Broken: every forward takes 1.5 s, just under the 2 s limit of one call that the self-test grades
+with (5 s by default): the exercise's time budget of 8 s must stop it, or ex6's ~60 calls would take
+90 s."""
 import time
 
 import torch.nn as nn
@@ -13,5 +14,5 @@ class Head(nn.Module):
         self.value = nn.Linear(n_embd, head_size, bias=False)
 
     def forward(self, x):
-        time.sleep(3)
-        return x[..., :self.value.out_features]
+        time.sleep(1.5)
+        return self.value(x)  # the right shape; the values do not matter
