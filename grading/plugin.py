@@ -254,26 +254,27 @@ class GateFailed(CheckFailed):
 
 class Probe:
     """What a test file's diagnose(probe) uses: probe(scenario, **params) -> (got, want), want
-    None where the solutions are absent; probe.inputs(draw, **params) replays the last inputs."""
+    None where the solutions are absent; probe.submission(scenario, **params) -> got alone;
+    probe.inputs(draw, **params) replays the last inputs."""
 
     def __init__(self, plugin, exercise):
         self.plugin, self.exercise, self.calls, self.last_seed = plugin, exercise, 0, None
         self.source = Source(plugin.submission_dir, exercise)
 
     def __call__(self, scenario, **params):
-        self.last_seed = seed_for(self.plugin.seed, f"{self.exercise}::diagnose", self.calls)
-        self.calls += 1
-        got = self.plugin.run_submission(self.exercise, scenario, params, self.last_seed)
+        got = self.submission(scenario, **params)
         if self.plugin.reference_module(self.exercise) is None:
             return got, None
         return got, self.plugin.reference_output(self.exercise, scenario, params, self.last_seed)
 
+    def submission(self, scenario, **params):
+        """The learner's outputs alone (for what needs no comparison: operations, parameters)."""
+        self.last_seed = seed_for(self.plugin.seed, f"{self.exercise}::diagnose", self.calls)
+        self.calls += 1
+        return self.plugin.run_submission(self.exercise, scenario, params, self.last_seed)
+
     def inputs(self, draw, **params):
         return draw(torch.Generator().manual_seed(self.last_seed), **params)
-
-    @property
-    def reference_present(self):
-        return self.plugin.reference_module(self.exercise) is not None
 
 
 class Source:

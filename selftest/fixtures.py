@@ -241,6 +241,25 @@ def mistake_id(mistake):
     return f"mistake-{mistake.exercise[:3]}-{mistake.name}"
 
 
+# Attacks whose honest twin (the same answer without the attack) is shared; any other attack-X has
+# twin-X, or honest points fixed in test_attacks.HONEST.
+SHARED_TWINS = {
+    **dict.fromkeys(["attack-ex5-forged_deep", "attack-ex5-forged_frames", "attack-ex5-forged_huge",
+                     "attack-ex5-forged_internal", "attack-ex5-sdpa_weights"], "twin-ex5-right"),
+    **dict.fromkeys(["attack-ex6-scenario_swap", "attack-ex6-jacobian_patch",
+                     "attack-ex6-randint_patch"], "twin-ex6-no_mask"),
+    **dict.fromkeys(["attack-ex6-loop_if_no_mode", "attack-ex6-loop_disable_torch_function"],
+                    "twin-ex6-loop"),
+    **dict.fromkeys(["attack-ex6-sdpa_aten_default", "attack-ex6-sdpa_disable_torch_function",
+                     "attack-ex6-sdpa_math", "attack-ex6-sdpa_obfuscated"], "twin-ex6-by_hand"),
+}
+
+
+def twin_of(attack):
+    """The honest twin's folder of an attack fixture (it may not exist: see test_attacks.HONEST)."""
+    return SUBMISSIONS / SHARED_TWINS.get(attack.name, attack.name.replace("attack-", "twin-", 1))
+
+
 def fixture_dirs(kind):
     """The folders of whole-file fixtures of one kind: 'fair' or 'broken'."""
     return sorted(p for p in SUBMISSIONS.glob(f"{kind}-*") if p.is_dir())

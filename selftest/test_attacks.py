@@ -9,7 +9,7 @@ import time
 import pytest
 
 from conftest import fingerprint, processes_mentioning
-from fixtures import SUBMISSIONS, exercise_of_fixture, fixture_dirs
+from fixtures import exercise_of_fixture, fixture_dirs, twin_of
 from grading.sandbox import landlock_abi
 
 # What the first attacks' exercises honestly earn, from before attacks came with twins: 0 for a
@@ -30,11 +30,6 @@ PICKLE_MARKER = "/tmp/grader-attack-pickle-ran"
 needs_landlock = pytest.mark.skipif(landlock_abi() < 6, reason="needs Landlock ABI 6 (Linux 6.12+)")
 
 
-def twin_of(fixture):
-    """The honest twin: the same answer without the attack."""
-    return SUBMISSIONS / fixture.name.replace("attack-", "twin-", 1)
-
-
 def test_every_attack_has_an_honest_twin():
     for fixture in fixture_dirs("attack"):
         assert fixture.name in HONEST or twin_of(fixture).is_dir(), f"{fixture.name}: no twin"
@@ -43,6 +38,7 @@ def test_every_attack_has_an_honest_twin():
                 [p.name for p in twin_of(fixture).glob("ex*.py")]
     assert sorted(HONEST) == sorted(p.name for p in fixture_dirs("attack")
                                     if not twin_of(p).is_dir())
+    assert {twin_of(p) for p in fixture_dirs("attack")} >= set(fixture_dirs("twin"))  # all used
 
 
 @needs_landlock

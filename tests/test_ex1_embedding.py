@@ -145,7 +145,7 @@ def diagnose(probe):
                          "The vectors are not rows of self.token_embedding_table: build the table "
                          "once in __init__, keep it on self, and only look it up in forward (a "
                          "table made in forward is new at every call and never trained)")
-    outcomes, _ = probe(out_of_range, **sizes(shape))
+    outcomes = probe.submission(out_of_range, **sizes(shape))
     if "" in outcomes:
         return Diagnosis("ex1.wrapped_ids",
                          "词表之外的编号被折回了范围内（例如 idx % vocab_size）。这样的编号说明数据有错，"

@@ -143,5 +143,5 @@ def diagnose(probe):
     for want, key, zh, en in known:
         if close(got, want):
             return Diagnosis(key, zh, en)
-    return shortcut_diagnosis(probe(calls, head_size=H)[0], probe.source.attention(),
+    return shortcut_diagnosis(probe.submission(calls, head_size=H), probe.source.attention(),
                               "ex4.shortcut")

@@ -10,7 +10,7 @@ malformed reply of this exercise: never crash, report a grading error or exit 2.
 
 Honest points: ex5 20/20 at most — the weights are right; a judge that rejects the forged reply
 (and the desynchronised ones after it) may take points off this exercise, never off another. Its
-twin, twin-ex5-forged_deep, the same function writing nothing, gets 20/20.
+twin, twin-ex5-right, the same function writing nothing, gets 20/20.
 """
 import os
 import stat

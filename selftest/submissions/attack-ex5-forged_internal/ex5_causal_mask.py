@@ -9,7 +9,7 @@ no other exercise or row touched; at most this exercise loses points.
 
 Honest points: ex5 20/20 at most — the weights are right; a judge that rejects the forged reply
 (and the desynchronised ones after it) may take points off this exercise, never off another. Its
-twin, twin-ex5-forged_internal, the same function writing nothing, gets 20/20.
+twin, twin-ex5-right, the same function writing nothing, gets 20/20.
 """
 import json
 import os

@@ -7,7 +7,7 @@ out unchanged), it returns exactly causal_softmax(scores). The call runs inside
 but the mask and softmax are not written by hand — the very shortcut "built yourself" forbids.
 
 Honest points: ex5 19/20 — everything but "the mask and softmax are written by hand" (1); its twin,
-twin-ex5-sdpa_weights, writes them by hand and gets 20/20. Every other exercise: full marks.
+twin-ex5-right, writes them by hand and gets 20/20. Every other exercise: full marks.
 """
 import torch
 from torch.nn import functional as F

@@ -22,7 +22,7 @@ finite differences of outputs), or that checks gradients it got back against the
 as the maskless head it is.
 
 Honest points: ex6 6/25 — the shape (3), no bias (2), only the three layers are trained (1); the
-same as its twin, twin-ex6-jacobian_patch. Every other exercise: full marks.
+same as its twin, twin-ex6-no_mask. Every other exercise: full marks.
 """
 import torch
 import torch.autograd

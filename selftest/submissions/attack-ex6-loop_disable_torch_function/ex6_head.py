@@ -9,7 +9,7 @@ calls at every T and B, and takes the loop for vectorised code. A counter that w
 (a dispatch mode, or counting the operators actually run) still sees the loop.
 
 Honest points: ex6 23/25 — everything but "no Python loop over positions" (2); the same as its twin,
-twin-ex6-loop_disable_torch_function. Every other exercise: full marks.
+twin-ex6-loop. Every other exercise: full marks.
 """
 import torch
 import torch.nn as nn

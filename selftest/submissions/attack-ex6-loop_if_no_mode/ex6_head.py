@@ -14,7 +14,7 @@ out; a grader can still count the operators of a call without anything the submi
 Python (or look at it with `grader.py demo`).
 
 Honest points: ex6 23/25 — everything but "no Python loop over positions" (2); the same as its twin,
-twin-ex6-loop_if_no_mode. Every other exercise: full marks.
+twin-ex6-loop. Every other exercise: full marks.
 """
 import sys
 

@@ -18,7 +18,7 @@ With the judge drawing, perturbing and checking everything in its own process, n
 what the judge sends, and the head is graded as the maskless head it is.
 
 Honest points: ex6 6/25 — the shape (3), no bias (2), only the three layers are trained (1); the
-same as its twin, twin-ex6-randint_patch. Every other exercise: full marks.
+same as its twin, twin-ex6-no_mask. Every other exercise: full marks.
 """
 import torch
 import torch.nn as nn

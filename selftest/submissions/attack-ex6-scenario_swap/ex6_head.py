@@ -21,7 +21,7 @@ With a judge that runs every check itself and a worker that holds none of the te
 nothing here to rewrite and the head is graded as the maskless head it is.
 
 Honest points: ex6 6/25 — the shape (3), no bias (2), only the three layers are trained (1); the
-same as its twin, twin-ex6-scenario_swap. Every other exercise: full marks.
+same as its twin, twin-ex6-no_mask. Every other exercise: full marks.
 """
 import importlib.abc
 import inspect

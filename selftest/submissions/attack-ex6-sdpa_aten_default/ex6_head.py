@@ -10,7 +10,7 @@ _scaled_dot_product_attention_math)
 is still what runs.
 
 Honest points: ex6 24/25 — everything but "built by hand, not from PyTorch's ready-made attention"
-(1); its twin, twin-ex6-sdpa_aten_default, writes the steps by hand and gets 25/25. Every other
+(1); its twin, twin-ex6-by_hand, writes the steps by hand and gets 25/25. Every other
 exercise: full marks.
 """
 import torch

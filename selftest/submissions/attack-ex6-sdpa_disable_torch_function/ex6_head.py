@@ -8,7 +8,7 @@ torch-function modes sees only the three projections. The operators that run
 (aten::scaled_dot_product_attention and its kernels) are still visible below that level.
 
 Honest points: ex6 24/25 — everything but "built by hand, not from PyTorch's ready-made attention"
-(1); its twin, twin-ex6-sdpa_disable_torch_function, writes the steps by hand and gets 25/25.
+(1); its twin, twin-ex6-by_hand, writes the steps by hand and gets 25/25.
 Every other exercise: full marks.
 """
 import torch

@@ -7,7 +7,7 @@ counter that looks for the public names (scaled_dot_product_attention,
 multi_head_attention_forward) does not know this one.
 
 Honest points: ex6 24/25 — everything but "built by hand, not from PyTorch's ready-made attention"
-(1); its twin, twin-ex6-sdpa_math, writes the steps by hand and gets 25/25. Every other exercise:
+(1); its twin, twin-ex6-by_hand, writes the steps by hand and gets 25/25. Every other exercise:
 full marks.
 """
 import torch

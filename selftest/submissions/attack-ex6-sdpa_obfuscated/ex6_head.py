@@ -8,7 +8,7 @@ check that reads the source (a grep, an AST walk) misses it; it is caught only a
 the call is made.
 
 Honest points: ex6 24/25 — everything but "built by hand, not from PyTorch's ready-made attention"
-(1); its twin, twin-ex6-sdpa_obfuscated, writes the steps by hand and gets 25/25. Every other
+(1); its twin, twin-ex6-by_hand, writes the steps by hand and gets 25/25. Every other
 exercise: full marks.
 """
 import torch

@@ -1,4 +1,5 @@
-"""Honest twin of attack-ex6-sdpa_math: the same head with the lesson's steps written by hand.
+"""Honest twin of attack-ex6-sdpa_aten_default, sdpa_disable_torch_function, sdpa_math and
+sdpa_obfuscated: the same head with the lesson's steps written by hand.
 
 q, k, v from nn.Linear(n_embd, head_size, bias=False); scores q @ kᵀ scaled by head_size ** -0.5;
 the future filled with −∞ (a mask made in forward); softmax over the last dimension; weights @ v.

@@ -1,4 +1,4 @@
-"""Honest twin of attack-ex6-loop_disable_torch_function.
+"""Honest twin of attack-ex6-loop_if_no_mode and loop_disable_torch_function.
 
 The same loop over positions, not hidden from anything.
 

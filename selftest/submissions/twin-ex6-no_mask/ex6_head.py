@@ -1,4 +1,5 @@
-"""Honest twin of attack-ex6-randint_patch: the same head with no causal mask, and no patching.
+"""Honest twin of attack-ex6-scenario_swap, jacobian_patch and randint_patch: the same head with
+no causal mask, and no patching.
 
 Every position attends to every position, the future included; everything else is the lesson's
 head (q, k, v from nn.Linear(n_embd, head_size, bias=False), scores scaled by head_size ** -0.5,

@@ -1,6 +1,6 @@
-"""Honest twin of attack-ex5-sdpa_weights.
-
-The lesson's steps written by hand, no ready-made attention.
+"""Honest twin of attack-ex5-forged_deep, forged_frames, forged_huge, forged_internal and
+sdpa_weights: the same right causal_softmax, with the lesson's steps written by hand and nothing
+written to the judge.
 
 The future (above the diagonal) filled with −∞, then softmax over the last dimension.
 
