@@ -38,12 +38,17 @@ def run_grader(*args, cwd=ROOT, timeout=300, lang="en"):
 _early = {}  # long grader runs started with the session (see early_run), by name
 
 
-def start_early(name, *args):
+def start_early(name, *args, lang="en", command=None, **popen):
     """Start a long grader run now, beside the fixture batch, so that both cores stay busy; a
-    test gets its result with early_run(name)."""
-    _early[name] = subprocess.Popen([sys.executable, str(ROOT / "grader.py"), *map(str, args),
-                                     "--lang", "en"], cwd=ROOT, stdout=subprocess.PIPE,
+    test gets its result with early_run(name). `command` replaces `grader.py *args`."""
+    command = command or [sys.executable, str(ROOT / "grader.py"), *map(str, args), "--lang", lang]
+    _early[name] = subprocess.Popen(command, **{"cwd": ROOT, **popen}, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, text=True)
+
+
+def early_folder():
+    """The folder in which the early runs' submissions and results are."""
+    return _batch["base"]
 
 
 def early_run(name, timeout=300):
@@ -118,7 +123,6 @@ def pytest_sessionstart(session):
     for kind in ("broken", "attack"):
         for fixture in fixture_dirs(kind):
             materialise_files(fixture, folder / fixture.name)
-    start_demos(base)
     # One batch, a judge per core, torch imported once for both.
     environment = {**os.environ, SECRET: "hunter2"}
     _batch.update(base=base, copy=copy, before=fingerprint(copy), folder=folder, views=views,
@@ -129,15 +133,23 @@ def pytest_sessionstart(session):
                        "--timeout", str(CALL_TIMEOUT)],
                       cwd=copy, env=environment, stdout=subprocess.PIPE,
                       stderr=subprocess.STDOUT, text=True))
+    start_long_runs(base)  # after the batch: it is the longest
 
 
-def start_demos(base):
-    """The demo's two trainings, the longest single runs of the self-test, and the stubs."""
+def start_long_runs(base):
+    """The self-test's longest single runs: the demo's two trainings, the stubs, a report in
+    Chinese, and the grading step of CI (see the tests that read them)."""
     leaky = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex6-no_mask")
     materialise_together([leaky], [], base / "leaky")
     start_early("demo solutions", "demo", "--solutions")  # the default seed, as a learner runs it
     start_early("demo leaky", "demo", "--submission", base / "leaky")
     start_early("stubs")  # python grader.py, as a learner starts out
+    zh = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
+    materialise_together([zh], [], base / "zh")
+    start_early("zh", "--submission", base / "zh", "5", "--json", base / "zh.json",
+                "--pass-mark", "5", lang="zh")
+    import test_ci  # noqa: PLC0415  (its layout of the CI step, started now)
+    start_early("ci", **test_ci.start_grading_step(base / "ci"))
 
 
 def pytest_sessionfinish(session):

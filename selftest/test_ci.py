@@ -6,7 +6,8 @@ import shutil
 import subprocess
 import time
 
-from conftest import ROOT, SOLUTIONS, copy_repository, processes_mentioning
+from conftest import (ROOT, SOLUTIONS, copy_repository, early_folder, early_run,
+                      processes_mentioning)
 from fixtures import SUBMISSIONS
 from test_output_safety import COMMAND_LINES, ESCAPES, MARKUP, controls, runner_commands, strings
 
@@ -34,22 +35,28 @@ average_context = averaging_matrix
 '''
 
 
-def test_grading_step_under_attack_summary_annotations_and_pass_mark(tmp_path):
-    """The step as CI runs it, on a submission whose ex6 forges results.json every way it can and
-    whose ex2 prints and raises workflow commands and terminal escapes: the summary, one
-    annotation on each learner's file, the pass mark, no workflow command but the grader's own,
-    no control character anywhere, and an honest results.json that stays honest after the run,
-    with nothing left running."""
-    copy = copy_repository(tmp_path / "repository")
+def start_grading_step(folder):
+    """The step as CI runs it (started by conftest with the session), on a submission whose ex6
+    forges results.json every way it can and whose ex2 prints and raises workflow commands and
+    terminal escapes; returns how to start it."""
+    copy = copy_repository(folder / "repository")
     shutil.copytree(ROOT / ".github", copy / ".github")
     shutil.rmtree(copy / "exercises")
     shutil.copytree(SOLUTIONS, copy / "exercises")
     shutil.copy(SUBMISSIONS / "attack-ex6-results_file" / "ex6_head.py", copy / "exercises")
     (copy / "exercises" / "ex2_averaging.py").write_text(
         HOSTILE_EX2.format(lines=[MARKUP + ESCAPES, *COMMAND_LINES]), encoding="utf-8")
-    env, summary, _ = actions_environment(tmp_path, PASS_MARK="50", GRADER_TEST_SECRET="x")
-    done = subprocess.run(["bash", str(copy / ".github" / "scripts" / "grade.sh")], env=env,
-                          capture_output=True, text=True, timeout=120)
+    env, _, _ = actions_environment(folder, PASS_MARK="50", GRADER_TEST_SECRET="x")
+    return {"command": ["bash", str(copy / ".github" / "scripts" / "grade.sh")], "env": env}
+
+
+def test_grading_step_under_attack_summary_annotations_and_pass_mark():
+    """The summary, one annotation on each learner's file, the pass mark, no workflow command but
+    the grader's own, no control character anywhere, and an honest results.json that stays honest
+    after the run, with nothing left running."""
+    done = early_run("ci")
+    folder = early_folder() / "ci"
+    copy, summary = folder / "repository", folder / "summary.md"
     # ex2 0/15 and ex6 0/25 (its fork at import is refused): 60 points, above a mark of 50
     assert done.returncode == 0, done.stdout + done.stderr
     table = summary.read_text()

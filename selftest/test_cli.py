@@ -1,7 +1,7 @@
 """grader.py as a learner and a CI meet it: exit codes, one-line errors, the report, the JSON."""
 import json
 
-from conftest import early_run, run_grader
+from conftest import early_folder, early_run, run_grader
 
 
 def test_untouched_stubs_report_zero_and_point_to_ex1():
@@ -12,14 +12,9 @@ def test_untouched_stubs_report_zero_and_point_to_ex1():
     assert "not started" in done.stdout
 
 
-def test_chinese_report_results_json_and_a_pass_mark(tmp_path):
-    from fixtures import MISTAKES, materialise_mistake, mistake_id
-    mistake = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
-    materialise_mistake(mistake, tmp_path / "submission")
-    path = tmp_path / "results.json"
-    done = run_grader("--submission", tmp_path / "submission", "5", "--json", path,
-                      "--pass-mark", "5", lang="zh")
-    results = json.loads(path.read_text())
+def test_chinese_report_results_json_and_a_pass_mark():
+    done = early_run("zh")  # mistake ex5 mask_with_zero, exercise 5, --pass-mark 5, in Chinese
+    results = json.loads((early_folder() / "zh.json").read_text())
     assert 5 <= results["score"] < 20
     assert done.returncode == 0, done.stdout + done.stderr  # below full marks, above the mark
     assert f"总分 {results['score']:g}/20" in done.stdout and "可能的原因" in done.stdout
