@@ -20,7 +20,6 @@ import time
 from grading import protocol
 from grading.i18n import Bi
 from grading.session import EXERCISE_BUDGET
-from grading.zygote import GradingError
 
 MAX_RESTARTS = 3
 WALL_FACTOR = 4  # the wall-clock backstop: this many times a limit of the worker's own time

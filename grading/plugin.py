@@ -22,8 +22,9 @@ import torch
 
 from grading import source_check
 from grading.i18n import Bi
-from grading.judge import ExerciseWorker, GradingError, WorkerFailure
+from grading.judge import ExerciseWorker, WorkerFailure
 from grading.remote import LocalChannel, Module, WorkerChannel
+from grading.zygote import GradingError
 from grading.testkit import CheckFailed
 
 REFERENCE_PACKAGE = "reference_solutions"

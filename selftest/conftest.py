@@ -143,6 +143,8 @@ def start_long_runs(base):
     materialise_together([leaky], [], base / "leaky")
     start_early("demo solutions", "demo", "--solutions")  # the default seed, as a learner runs it
     start_early("demo leaky", "demo", "--submission", base / "leaky")
+    shutil.copytree(ROOT / "exercises", base / "stubs")
+    start_early("demo stubs", "demo", "--submission", base / "stubs")
     start_early("stubs")  # python grader.py, as a learner starts out
     zh = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
     materialise_together([zh], [], base / "zh")

@@ -1,9 +1,8 @@
 """python grader.py demo: the learner's head beats the bigram on the characters the context decides,
 looks at the deciding character, and a head that leaks the future is called out."""
 import re
-import shutil
 
-from conftest import ROOT, early_run, run_grader
+from conftest import early_run
 from grading.demo import TOPICS
 
 TOPIC_CHARACTERS = "".join(topic for topic, _ in TOPICS)
@@ -35,7 +34,6 @@ def test_a_head_that_leaks_the_future_is_called_out():
     assert done.returncode == 1 and "⚠" in done.stdout and "below the floor" in done.stdout
 
 
-def test_untouched_stubs_say_what_to_do_first(tmp_path):
-    shutil.copytree(ROOT / "exercises", tmp_path / "stubs")
-    done = run_grader("demo", "--submission", tmp_path / "stubs")
+def test_untouched_stubs_say_what_to_do_first():
+    done = early_run("demo stubs")  # python grader.py demo --submission <a copy of exercises/>
     assert done.returncode == 1 and "python grader.py 6 pass" in done.stderr

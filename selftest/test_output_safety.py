@@ -9,15 +9,11 @@ its docstring), so the tests check what the runner would actually do, not a stri
 """
 import csv
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import unicodedata
 from pathlib import Path
 
-import pytest
 
 from grading import batch, report
 from grading.i18n import Bi
