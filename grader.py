@@ -269,7 +269,40 @@ def watch(zygote, folder, seed, timeout, result, command, lang):
         result.seconds = fresh.seconds
 
 
+class PipeSafe:
+    """A stream that a console or a closed pipe cannot break: characters the console's encoding
+    cannot show are replaced (ASCII, GBK, cp1252…), and once a reader has gone (python grader.py |
+    head) the rest goes to /dev/null, so that grading still ends with its own exit status."""
+
+    def __init__(self, stream):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+        self.stream = stream
+
+    def write(self, text):
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            self._reader_gone()
+            return len(text)
+
+    def flush(self):
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def _reader_gone(self):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self.stream.fileno())
+        os.close(devnull)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 if __name__ == "__main__":
+    sys.stdout, sys.stderr = PipeSafe(sys.stdout), PipeSafe(sys.stderr)
     code = main()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -1,7 +1,10 @@
 """grader.py as a learner and a CI meet it: exit codes, one-line errors, the report, the JSON."""
 import json
+import os
+import subprocess
+import sys
 
-from conftest import early_folder, early_run, run_grader
+from conftest import ROOT, early_folder, early_run, run_grader
 
 
 def test_untouched_stubs_report_zero_and_point_to_ex1():
@@ -111,3 +114,18 @@ def test_watch_regrades_a_saved_file_and_quits_on_ctrl_c(tmp_path):
     screens = "".join(seen).split("\033[2J\033[H")[1:]
     assert len(screens) == 2
     assert "Total 0/100" in screens[0] and "Total 10/100" in screens[1]
+
+
+def test_a_console_that_cannot_show_the_text_or_a_closed_pipe_breaks_nothing():
+    """Any console (ASCII, GBK, cp1252) gets the text with what it cannot show replaced; a reader
+    that goes away early (python grader.py | head) ends the output quietly, status unchanged."""
+    for encoding in ("ascii", "gbk", "cp1252"):
+        done = subprocess.run([sys.executable, str(ROOT / "grader.py"), "hint", "5", "--lang",
+                               "zh"], capture_output=True, timeout=60,
+                              env={**os.environ, "PYTHONIOENCODING": encoding})
+        assert done.returncode == 0 and done.stderr == b"", (encoding, done.stderr)
+        assert "python grader.py hint 5 2" in done.stdout.decode(encoding)
+    reader = subprocess.Popen([sys.executable, str(ROOT / "grader.py"), "hint", "5"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    reader.stdout.close()  # gone before anything is written
+    assert reader.wait(timeout=60) == 0 and reader.stderr.read() == b""

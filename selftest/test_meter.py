@@ -1,5 +1,6 @@
 """Time limits count a worker's own time: its CPU time and the time it sleeps, not the time it
-waits for a CPU on a busy machine (modelled here by a stopped process: it neither runs nor sleeps)."""
+waits for a CPU on a busy machine (modelled here by a stopped process: it neither runs nor
+sleeps)."""
 import signal
 import subprocess
 import sys
