@@ -12,6 +12,7 @@
     python grader.py --check         the repository's own test, for instructors
     python grader.py --batch DIR --csv grades.csv   a class's gradebook, one subfolder each
     python grader.py release OUT     the student copy: no solutions, no fixtures
+    python grader.py gradescope OUT.zip   the Gradescope autograder (holds the solutions)
     python grader.py demo            train a tiny model with your head and see where it attends
 
 Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run.
@@ -79,6 +80,12 @@ def parse(argv):
         args = parser.parse_args([])
         args.release, args.hint, args.demo = argv[1], False, False
         return args
+    if argv and argv[0] == "gradescope":
+        if len(argv) != 2:
+            parser.error("gradescope needs one file: python grader.py gradescope OUT.zip")
+        args = parser.parse_args([])
+        args.gradescope, args.release, args.hint, args.demo = argv[1], None, False, False
+        return args
     if argv and argv[0] == "hint":
         args = parser.parse_args(argv[1:])
         if args.exercise is None:
@@ -104,6 +111,9 @@ def exercise_names(text):
 
 
 def main(argv=None):
+    from grading.python_walls import install_tripwire, tripwire_wanted
+    if tripwire_wanted():  # GRADER_BACKEND=portable on Linux: Linux-only calls raise
+        install_tripwire()
     try:
         args = parse(argv)
     except SystemExit as stop:
@@ -119,6 +129,9 @@ def main(argv=None):
             return USAGE_ERROR
         from grading.check import check
         return check()
+    if getattr(args, "gradescope", None):
+        from grading.gradescope import main as gradescope
+        return gradescope([args.gradescope])
     if args.release:
         from grading.release import release
         try:
@@ -166,11 +179,13 @@ def main(argv=None):
         print(f"grader.py: {error}", file=sys.stderr)
         return USAGE_ERROR
 
-    from grading.zygote import GradingError, Zygote
-    # First: the zygote imports torch while this process does the same.
+    from grading.portable import start
+    from grading.zygote import GradingError
+    # First: the zygote (or the portable backend's first worker) imports torch while this process
+    # does the same.
     try:
-        zygote = Zygote(ROOT, memory=int(args.memory * 1024 ** 3),
-                        clients=max(1, args.jobs) if args.batch else 1)
+        zygote = start(ROOT, memory=int(args.memory * 1024 ** 3),
+                       clients=max(1, args.jobs) if args.batch else 1, batch=bool(args.batch))
     except GradingError as error:
         print(f"grader.py: grading could not run: {error}", file=sys.stderr)
         return USAGE_ERROR

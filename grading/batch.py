@@ -11,12 +11,14 @@ import io
 import json
 import os
 import selectors
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 from grading import report
 from grading.inert import inert_line
-from grading.session import EXERCISES, SessionError, grade
+from grading.session import EXERCISES, ROOT, SessionError, grade
 
 CSV_COLUMNS = ["name", *EXERCISES, "total", "status", "seconds"]
 REFUSED_LINK = "refused: a symbolic link"
@@ -60,37 +62,24 @@ def grade_one(zygote, folder, seed, exercises, timeout):
 
 def grade_all(zygote, folder, seed, exercises, timeout, jobs):
     """{name: record} for every submission in folder, `jobs` judges at a time."""
-    import pytest  # noqa: F401  (imported once, before the judges fork)
-    import torch  # noqa: F401
-    import grading.plugin  # noqa: F401
-    gc.freeze()  # the judges forked below leave torch's objects alone (see grading/worker.py)
     submissions = submissions_in(folder)
     jobs = max(1, min(jobs, len(submissions)))
     progress = Progress(len(submissions))
-    readers, selector = {}, selectors.DefaultSelector()
-    for index in range(jobs):
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # a judge: its share of the submissions
-            os.close(read_end)
-            zygote.become_client(index)
-            with os.fdopen(write_end, "w") as out:
-                for sub in submissions[index::jobs]:
-                    record = grade_one(zygote, sub, seed, exercises, timeout)
-                    out.write(json.dumps({"name": sub.name, "record": record}) + "\n")
-                    out.flush()
-            os._exit(0)
-        os.close(write_end)
-        stream = os.fdopen(read_end)
-        readers[stream] = pid
-        selector.register(stream, selectors.EVENT_READ)
+    shares = [submissions[index::jobs] for index in range(jobs)]
+    if zygote.can_fork_judges:
+        streams = _forked_judges(zygote, shares, seed, exercises, timeout)
+    else:
+        streams = _started_judges(zygote, shares, seed, exercises, timeout)
     records = {}
-    while readers:
+    selector = selectors.DefaultSelector()
+    for stream in streams:
+        selector.register(stream, selectors.EVENT_READ)
+    while streams:
         for key, _ in selector.select():
             line = key.fileobj.readline()
             if not line:
                 selector.unregister(key.fileobj)
-                os.waitpid(readers.pop(key.fileobj), 0)
+                streams.pop(key.fileobj)()  # wait for that judge
                 continue
             item = json.loads(line)
             records[item["name"]] = item["record"]
@@ -100,6 +89,63 @@ def grade_all(zygote, folder, seed, exercises, timeout, jobs):
                                       "exercises": {}, "total": 0, "seconds": 0})
     progress.done()
     return dict(sorted(records.items()))
+
+
+def _forked_judges(zygote, shares, seed, exercises, timeout):
+    """Linux: judges forked from this process, torch imported once for all.
+    {stream of JSON lines: a function that waits for its judge}"""
+    import pytest  # noqa: F401  (imported once, before the judges fork)
+    import torch  # noqa: F401
+    import grading.plugin  # noqa: F401
+    gc.freeze()  # the judges forked below leave torch's objects alone (see grading/worker.py)
+    streams = {}
+    for index, share in enumerate(shares):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # a judge: its share of the submissions
+            os.close(read_end)
+            zygote.become_client(index)
+            with os.fdopen(write_end, "w") as out:
+                _grade_share(zygote, share, seed, exercises, timeout, out)
+            os._exit(0)
+        os.close(write_end)
+        streams[os.fdopen(read_end)] = lambda pid=pid: os.waitpid(pid, 0)
+    return streams
+
+
+def _started_judges(launcher, shares, seed, exercises, timeout):
+    """The portable backend: each judge a fresh process (`python -m grading.batch`), with
+    workers of its own. {stream of JSON lines: a function that waits for its judge}"""
+    streams = {}
+    for share in shares:
+        job = {"submissions": [os.path.abspath(sub) for sub in share], "seed": seed,
+               "exercises": exercises, "timeout": timeout, "memory": launcher.memory}
+        judge = subprocess.Popen([sys.executable, "-m", "grading.batch", json.dumps(job)],
+                                 cwd=ROOT, stdout=subprocess.PIPE, text=True, encoding="utf-8")
+        streams[judge.stdout] = judge.wait
+    return streams
+
+
+def _grade_share(backend, share, seed, exercises, timeout, out):
+    for sub in share:
+        record = grade_one(backend, sub, seed, exercises, timeout)
+        out.write(json.dumps({"name": sub.name, "record": record}) + "\n")
+        out.flush()
+
+
+def _judge_main(job):
+    """A judge of the portable backend's batch: grade its share, one JSON line each."""
+    from grading.portable import PortableLauncher
+    from grading.python_walls import install_tripwire, tripwire_wanted
+    if tripwire_wanted():
+        install_tripwire()
+    job = json.loads(job)
+    launcher = PortableLauncher(ROOT, memory=job["memory"], spare=True)
+    try:
+        _grade_share(launcher, [Path(sub) for sub in job["submissions"]], job["seed"],
+                     job["exercises"], job["timeout"], sys.stdout)
+    finally:
+        launcher.close()
 
 
 def shown_name(name):
@@ -142,3 +188,7 @@ class Progress:
     def done(self):
         if self.tty:
             sys.stderr.write("\n")
+
+
+if __name__ == "__main__":
+    _judge_main(sys.argv[1])

@@ -75,11 +75,14 @@ class Meter:
     TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     POLL = 0.05  # seconds between two readings while a call runs
 
-    def __init__(self, pid):
-        self.path = f"/proc/{pid}/stat"
+    def __init__(self, pid, use_proc=True):
+        """use_proc False: the portable backend, which reads no /proc (wall-clock time)."""
+        self.path = f"/proc/{pid}/stat" if use_proc else None
 
     def _read(self):
         """(CPU seconds, state letter) or None."""
+        if self.path is None:
+            return None
         try:
             with open(self.path, "rb") as stat:
                 fields = stat.read().rsplit(b")", 1)[1].split()
@@ -169,7 +172,7 @@ class ExerciseWorker:
     def _receive(self, limit):
         """One message, while the worker's own time stays within `limit` seconds and the wall
         clock within WALL_FACTOR times that (a generous backstop for a machine that is busy)."""
-        meter = Meter(self.pid)
+        meter = Meter(self.pid, use_proc=self.zygote.reads_proc)
         meter.start()
 
         def wait(sock):
@@ -207,9 +210,11 @@ class ExerciseWorker:
             raise self._end_sticky(garbled(error)) from None
         self.printed.append(output)
         if kind == "error":
-            raise self._end_sticky(WorkerFailure(
+            self.close()  # the worker is sound (the portable backend may lend it again)
+            self.sticky = WorkerFailure(
                 "import", Bi(f"无法导入 {self.module}.py：", f"{self.module}.py could not be imported: ")
-                + raised_text(value), error=value))
+                + raised_text(value), error=value, sticky=True)
+            raise self.sticky.copy()
         self.walls = value
 
     def _time_left(self):
@@ -238,6 +243,7 @@ class ExerciseWorker:
         return failure
 
     def _stop(self):
+        """Kill the worker (it crashed, ran over time or was interrupted): how it ended."""
         if self.sock is None:
             return {}
         self.sock.close()
@@ -245,7 +251,14 @@ class ExerciseWorker:
         pid, self.pid = self.pid, None
         return self.zygote.kill_and_reap(pid)
 
-    close = _stop
+    def close(self):
+        """The judge is done with this exercise: hand the worker back (grading/portable.py may
+        lend it for the submission's next exercise; a forked one is killed)."""
+        if self.sock is None:
+            return
+        sock, self.sock = self.sock, None
+        pid, self.pid = self.pid, None
+        self.zygote.release(pid, sock)
 
 
 def garbled(error):

@@ -70,6 +70,7 @@ class GradingPlugin:
         self.errors = []  # collection errors, problems of the tests themselves
         self.test_modules = {}  # exercise → its test module (HINTS, diagnose, diagnose_error)
         self.diagnoses = {}  # exercise → (Diagnosis or None, a problem of the diagnosis or "")
+        self.current = None  # the exercise whose tests are running
         self.started = time.monotonic()
         self.seconds = 0.0
 
@@ -105,6 +106,9 @@ class GradingPlugin:
 
     def pytest_runtest_setup(self, item):
         """A test marked after=(…) counts only once those tests of its file have passed."""
+        if exercise_of(item) != self.current:
+            self._finish_exercise(self.current)
+            self.current = exercise_of(item)
         mark = item.get_closest_marker("grade")
         for name in (mark.kwargs.get("after", ()) if mark else ()):
             needed = next((r for r in self.results if r.nodeid == f"{item.parent.nodeid}::{name}"),
@@ -166,15 +170,24 @@ class GradingPlugin:
                                 f"an error in the test itself (tell your instructor): {text}")
 
     def pytest_sessionfinish(self):
-        failing = {r.exercise for r in self.results if r.status == "failed"}
-        for exercise in sorted(failing):
+        for exercise in [self.current, *self.workers]:
+            self._finish_exercise(exercise)
+        self.seconds = time.monotonic() - self.started
+
+    def _finish_exercise(self, exercise):
+        """An exercise's tests have run: its diagnosis, if a check failed, then its worker goes
+        back (the portable backend lends it to the submission's next exercise)."""
+        if exercise is None:
+            return
+        if exercise not in self.diagnoses and any(
+                r.status == "failed" for r in self.results if r.exercise == exercise):
             self.diagnoses[exercise] = self._diagnose(exercise)
-        for worker in self.workers.values():
+        worker = self.workers.pop(exercise, None)
+        if worker is not None:
             try:
                 worker.close()
             except GradingError:
                 pass
-        self.seconds = time.monotonic() - self.started
 
     def _diagnose(self, exercise):
         """(Diagnosis or None, "" or what went wrong in the diagnosis itself)."""

@@ -51,6 +51,11 @@ def landlock_abi():
     return max(int(abi), 0)
 
 
+def seccomp_available():
+    """The kernel filters system calls (PR_GET_SECCOMP answers rather than failing with EINVAL)."""
+    return sys.platform.startswith("linux") and _libc.prctl(_PR_GET_SECCOMP, 0, 0, 0, 0) >= 0
+
+
 def read_roots(package_dir, writable=None):
     """What a worker may read: Python and its packages, the system, the submission, `writable`.
     Not /proc: Landlock stops ptrace-attaching outside the sandbox but not reading another
@@ -188,7 +193,7 @@ def _arg(index, high=False):
 _ALLOW = 0x7FFF0000  # SECCOMP_RET_ALLOW
 _EPERM = 0x00050000 | 1  # SECCOMP_RET_ERRNO | EPERM
 _ENOSYS = 0x00050000 | 38  # SECCOMP_RET_ERRNO | ENOSYS
-_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_PR_GET_SECCOMP, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 21, 22, 2
 _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_TSYNC = 1, 1
 
 

@@ -11,6 +11,7 @@ concludes, it concludes from what came back.
 
 This file imports nothing of tests/, the test kit or the solutions.
 Run as a script by grading.zygote: python -I grading/worker.py ROOT CONTROL_FD[,FD…]
+or by grading.portable:            python -I grading/worker.py --portable ADDRESS ROOT [--tripwire]
 """
 import gc
 import importlib
@@ -333,12 +334,21 @@ def _worker_main(sock, package_dir, module_name, memory, demo):
         return
     protocol.send(sock, {"ready": True, "output": output.read_new(),
                          "walls": {k: str(v) for k, v in walls.items()}})
+    _serve_requests(sock, module, package_dir, output)
+
+
+def _serve_requests(sock, module, package_dir, output):
+    """Answer the judge's requests on one exercise module until it releases the worker (True)
+    or closes the connection (False)."""
+    from grading import protocol
     executor = Executor(module)
     while True:
         try:
             request = protocol.from_wire(protocol.recv(sock))
         except protocol.PeerClosed:
-            return
+            return False
+        if request.get("op") == "release":  # the portable backend's: see portable_main
+            return True
         try:
             if request["op"] == "demo":  # not grading: the demo trains the learner's head here
                 import grading.demo
@@ -352,8 +362,130 @@ def _worker_main(sock, package_dir, module_name, memory, demo):
         protocol.send(sock, reply)
 
 
+# -- a worker of the portable backend -------------------------------------------------------------
+
+def portable_main(address, root, tripwire):
+    """A worker of the portable backend (grading/portable.py): a fresh interpreter, connected to
+    the judge over TCP on the loopback, that imports torch, then imports and serves one exercise
+    after another of one submission, for as long as the judge lends it out and it stays clean."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
+    token = sys.stdin.readline().strip()
+    sys.path.insert(0, root)
+    from grading import python_walls
+    stand_down = python_walls.install_tripwire() if tripwire else (lambda: None)
+    host, port = address.rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)))
+    import torch
+    import torch.utils._python_dispatch  # noqa: F401
+    from grading import protocol
+    import grading.demo  # noqa: F401  (the demo's training runs in a worker)
+    _warm_up()
+    torch.set_num_threads(1)
+    sys.path.remove(root)  # as in the zygote: a submission cannot import exercises/ or solutions/
+    output = _PortableOutput()
+    protocol.send(sock, {"token": token, "pid": os.getpid()})
+    walled, before = None, None
+    while True:
+        try:
+            request = protocol.recv(sock)
+        except (protocol.PeerClosed, protocol.ProtocolError, OSError):
+            os._exit(0)
+        if request.get("op") != "load" or walled not in (None, request["package_dir"]):
+            os._exit(0)  # not the judge's protocol: nothing more to do
+        package_dir = os.path.realpath(request["package_dir"])
+        if walled is None:  # the first exercise: the walls go up, for good
+            if request.get("demo"):
+                import torch._dynamo  # noqa: F401  (see _worker_main)
+            os.chdir(package_dir)
+            stand_down()  # the learner's code runs from now on: the walls answer it
+            walls = {"limits": python_walls.limit_resources(request["memory"],
+                                                            OUTPUT_FILE_LIMIT),
+                     "audit": python_walls.put_up(package_dir)}
+            walled, before = request["package_dir"], _interpreter_state()
+        for name in [n for n in sys.modules if n.split(".")[0] == SUBMISSION_PACKAGE]:
+            del sys.modules[name]  # each exercise imports the submission afresh, as in a fork
+        try:
+            module = _import_submission(package_dir, request["module"])
+        except BaseException as error:  # noqa: B036
+            protocol.send(sock, {"ready": False, "error": _describe(error, package_dir),
+                                 "output": output.read_new()})
+            module = None  # the judge may still take this worker back for the next exercise
+        else:
+            protocol.send(sock, {"ready": True, "output": output.read_new(), "walls": walls})
+        if not _serve_requests(sock, module, package_dir, output):
+            os._exit(0)
+        clean = _interpreter_state() == before
+        protocol.send(sock, {"clean": clean})
+        if not clean:
+            os._exit(0)
+
+
+def _interpreter_state():
+    """What one exercise could change for the next in a shared interpreter: the objects that
+    torch, its functions, the tensor and module classes, the builtins and math hold, the modules
+    loaded, the modes and settings of torch, the threads running. Compared, not trusted: a
+    learner who fakes it harms only their own next exercise."""
+    import builtins
+    import math
+    import threading
+
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    namespaces = [builtins, math, torch, nn, F, nn.init, torch.linalg, torch.autograd, sys, os,
+                  torch.Tensor, torch._C.TensorBase, nn.Module, nn.Linear, nn.Embedding,
+                  nn.Parameter, torch.autograd.Function]
+    held = tuple(tuple(sorted((k, id(v)) for k, v in vars(ns).items()))
+                 for ns in namespaces)
+    modules = tuple(sorted(n for n in sys.modules if n.split(".")[0] != SUBMISSION_PACKAGE))
+    settings = (torch.get_default_dtype(), torch.is_grad_enabled(), torch.get_num_threads(),
+                torch.are_deterministic_algorithms_enabled(), torch.is_inference_mode_enabled(),
+                torch._C._len_torch_function_stack(), torch._C._len_torch_dispatch_stack(),
+                sys.gettrace(), sys.getprofile(), sys.getrecursionlimit(),
+                threading.active_count(), len(gc.callbacks), gc.isenabled(), os.getcwd())
+    return hash((held, modules, settings))
+
+
+class _PortableOutput:
+    """fd 1 and 2 into a temporary file (gone when the worker is: no name on POSIX, deleted on
+    close on Windows); each call sends back what is new, cut to OUTPUT_LIMIT."""
+
+    def __init__(self):
+        self.file = tempfile.TemporaryFile()
+        self.position = 0
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(self.file.fileno(), 1)
+        os.dup2(self.file.fileno(), 2)
+
+    def read_new(self):
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        self.file.seek(self.position)  # fd 1 and 2 share this offset: writes go on at the end
+        data = self.file.read(OUTPUT_LIMIT + 1)
+        self.position = self.file.seek(0, os.SEEK_END)
+        text = data.decode("utf-8", "replace")
+        return text if len(text) <= OUTPUT_LIMIT else text[:OUTPUT_LIMIT] + " …(cut)"
+
+
 def _import_submission(package_dir, module_name):
-    """Import `module_name` from the folder as submodule of a package, so relative imports work."""
+    """Import `module_name` from the folder as submodule of a package, so relative imports work.
+    Every exercise starts from the same random state, whichever worker imports it (a forked one,
+    or a portable one that served an exercise before): the learner's random numbers, and so the
+    messages, are the same in both backends and in a replay."""
+    import random
+
+    import torch
+    torch.manual_seed(0)
+    random.seed(0)
+    if "numpy.random" in sys.modules:  # (imported by the learner's code: seeding imports it)
+        sys.modules["numpy.random"].seed(0)
     init = os.path.join(package_dir, "__init__.py")
     if os.path.exists(init):
         spec = importlib.util.spec_from_file_location(
@@ -441,4 +573,7 @@ def _close_other_files(keep):
 
 
 if __name__ == "__main__":
-    zygote_main(sys.argv[1], [int(fd) for fd in sys.argv[2].split(",")])
+    if sys.argv[1] == "--portable":
+        portable_main(sys.argv[2], sys.argv[3], "--tripwire" in sys.argv[4:])
+    else:
+        zygote_main(sys.argv[1], [int(fd) for fd in sys.argv[2].split(",")])

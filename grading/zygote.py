@@ -31,6 +31,11 @@ def minimal_environment(home):
 class Zygote:
     """A clean interpreter with torch imported, from which workers are forked."""
 
+    can_fork_judges = True  # a batch forks its judges (grading/batch.py)
+    reads_proc = True  # the judge's Meter reads the workers' CPU time there
+    isolation = ("Linux 内核的隔离：seccomp、Landlock、资源上限",
+                 "Linux kernel walls: seccomp, Landlock, resource limits")
+
     def __init__(self, root, memory=MEMORY_CAP, clients=1):
         """`clients` control connections: one per judge process that will use this zygote."""
         self.controls, self.process = [], None
@@ -112,6 +117,11 @@ class Zygote:
             pass
         reply, _ = self._request({"op": "reap", "pid": pid})
         return reply["status"]
+
+    def release(self, pid, sock):
+        """The judge is done with a worker: a forked one is never reused."""
+        sock.close()
+        return self.kill_and_reap(pid)
 
     def close(self):
         if self.process is None:

@@ -1,0 +1,180 @@
+"""The walls of the portable backend, and the tripwire that proves the portable backend portable.
+
+Where Linux's kernel walls (grading/sandbox.py: seccomp, Landlock) are missing (macOS, Windows, an
+old kernel), a worker walls itself in with a Python audit hook (PEP 578), which no code can remove:
+no new process, program or socket, no signal to another process, no file written, renamed or
+removed, nothing read outside Python, its packages and the submission's folder, no ctypes. Plus the
+resource limits that the OS has (POSIX: memory, file size). These hold for Python code; native code
+(an extension module of the learner's own) could go round them, which the kernel's walls would not
+let it. That is enough for a learner grading their own work; a course grading untrusted code grades
+on Linux, where the kernel walls are used.
+
+The tripwire (install_tripwire) is for testing on Linux: with GRADER_BACKEND=portable, every call
+that exists only on Linux (os.fork, reads of /proc, SOCK_SEQPACKET, prctl, Landlock) raises in the
+judge and in the workers, so that a portable run that leaned on one of them fails loudly here, not
+on a learner's Mac.
+
+Imports nothing but the standard library; safe to import on every OS.
+"""
+import errno
+import os
+import site
+import sys
+
+# Events that ask for something a worker never needs (Python's audit events table).
+_REFUSED_EVENTS = frozenset({
+    "os.fork", "os.forkpty", "os.exec", "os.posix_spawn", "os.spawn", "os.system",
+    "os.startfile", "subprocess.Popen", "pty.spawn", "os.killpg",
+    "socket.__new__", "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
+    "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
+    "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.chflags",
+    "os.lchflags", "os.truncate", "os.link", "os.symlink", "os.utime", "os.mkfifo", "os.mknod",
+    "shutil.rmtree", "shutil.move", "shutil.copyfile", "shutil.copymode", "shutil.copystat",
+    "ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.cdata", "ctypes.cdata/buffer",
+    "ctypes.call_function", "mmap.__new__", "sys.addaudithook", "sys.remote_exec",
+    "_winapi.CreateProcess", "_winapi.CreateNamedPipe", "_winapi.OpenProcess",
+    "_winapi.TerminateProcess", "winreg.SetValue", "winreg.DeleteKey", "msvcrt.open_osfhandle",
+    "webbrowser.open", "urllib.Request", "ftplib.connect", "smtplib.connect", "http.client.connect",
+})
+# Modules a worker may not import (those it has already are reached through the events above).
+_REFUSED_IMPORTS = frozenset({"_posixsubprocess", "_ctypes", "ctypes", "mmap", "_winapi",
+                              "msvcrt", "_multiprocessing", "multiprocessing", "pty", "fcntl"})
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_DEVICES = {os.devnull, "/dev/urandom", "/dev/zero"}
+
+
+def _refused(path=None):
+    """What a refused call raises: the kernel walls' own error, so that the learner reads the
+    same message on every OS (seccomp: EPERM; Landlock, for a path: EACCES)."""
+    if path is None:
+        return PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+    return PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+
+
+def _inside(path, roots):
+    return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def read_roots(package_dir):
+    """What a worker may read and list: Python, its packages, and the submission's folder."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
+             os.path.dirname(os.__file__), package_dir}
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    return sorted({os.path.realpath(r) for r in roots | {user_site} if r and os.path.isdir(r)})
+
+
+def put_up(package_dir):
+    """Wall this process in, for good: the audit hook below. Returns what it put up, in words."""
+    package_dir = os.path.realpath(package_dir)
+    roots = read_roots(package_dir)
+    # The hook decides for every event of the interpreter: it must be quick and import nothing.
+    realpath, fspath, refused, refused_imports = (os.path.realpath, os.fspath, _REFUSED_EVENTS,
+                                                  _REFUSED_IMPORTS)
+    own_pid = os.getpid()
+
+    def readable(path):
+        if isinstance(path, int):
+            return True  # a file this process already has open
+        try:
+            path = fspath(path)
+            if isinstance(path, bytes):
+                path = path.decode(sys.getfilesystemencoding(), "surrogateescape")
+        except TypeError:
+            return False
+        path = realpath(path)
+        return path in _DEVICES or _inside(path, roots)
+
+    def hook(event, args):
+        if event in refused:
+            raise _refused()
+        if event == "open":
+            path, mode, flags = (tuple(args) + (None, None, None))[:3]
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
+                (isinstance(flags, int) and flags & _WRITE_FLAGS)
+            if (writing and path != os.devnull) or not readable(path):
+                raise _refused(path)
+        elif event in ("os.listdir", "os.scandir", "glob.glob", "os.chdir"):
+            if args and args[0] is not None and not readable(args[0]):
+                raise _refused(args[0])
+        elif event == "os.kill":
+            if args[0] != own_pid:
+                raise _refused()
+        elif event == "import":
+            if args[0] in refused_imports or str(args[0]).split(".")[0] in refused_imports:
+                raise _refused()
+
+    sys.addaudithook(hook)
+    return f"audit hook (reads: {len(roots)} folders)"
+
+
+def limit_resources(memory_bytes, file_bytes):
+    """What the OS offers without /proc: memory beyond what the worker holds now (POSIX
+    RLIMIT_DATA, counted where the kernel counts it), file size, no core files. Returns what held."""
+    try:
+        import resource
+        import signal
+    except ImportError:  # Windows
+        return "none (Windows)"
+    held = []
+    for name, value in (("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", file_bytes)):
+        try:
+            resource.setrlimit(getattr(resource, name), (value, value))
+            held.append(name)
+        except (ValueError, OSError, AttributeError):
+            pass
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails, not kills
+    if memory_bytes:
+        usage = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        held_now = usage if sys.platform == "darwin" else usage * 1024  # macOS counts bytes
+        cap = held_now + memory_bytes
+        try:
+            resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
+            held.append("RLIMIT_DATA")
+        except (ValueError, OSError):
+            pass
+    return ", ".join(held) or "none"
+
+
+# -- the tripwire, for testing the portable backend on Linux ---------------------------------------
+
+class LinuxOnlyCall(RuntimeError):
+    """A call that exists only on Linux, made by the grader in its portable backend."""
+
+
+_LINUX_ONLY_SYMBOLS = {"prctl", "syscall", "capset", "capget", "unshare", "seccomp"}
+_SEQPACKET = 5  # socket.SOCK_SEQPACKET on Linux
+
+
+def install_tripwire():
+    """Make the Linux-only calls raise LinuxOnlyCall in this process (see the module's text).
+    Returns a function that stands it down: a worker does so as its walls go up, for then the
+    learner's code runs, and the walls refuse such calls with the kernel's own errors."""
+    armed = [True]
+
+    def tripwire(event, args):
+        if not armed[0]:
+            return
+        if event in ("os.fork", "os.forkpty"):
+            raise LinuxOnlyCall(f"{event} in the portable backend")
+        if event in ("open", "os.listdir", "os.scandir") and args:
+            path = args[0]
+            if isinstance(path, bytes):
+                path = path.decode("utf-8", "replace")
+            if isinstance(path, str) and (path == "/proc" or path.startswith("/proc/")):
+                raise LinuxOnlyCall(f"{event}({path!r}) in the portable backend")
+        elif event == "socket.__new__" and len(args) >= 3 and isinstance(args[2], int) \
+                and args[2] & 0xF == _SEQPACKET:
+            raise LinuxOnlyCall("SOCK_SEQPACKET in the portable backend")
+        elif event == "ctypes.dlsym" and len(args) >= 2 and (
+                str(args[1]) in _LINUX_ONLY_SYMBOLS or str(args[1]).startswith("landlock")):
+            raise LinuxOnlyCall(f"ctypes {args[1]} in the portable backend")
+
+    sys.addaudithook(tripwire)
+    return lambda: armed.__setitem__(0, False)
+
+
+def tripwire_wanted():
+    """The tripwire goes up where the portable backend was forced on Linux."""
+    return sys.platform.startswith("linux") and \
+        os.environ.get("GRADER_BACKEND", "").strip().lower() == "portable"
