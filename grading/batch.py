@@ -10,9 +10,10 @@ import gc
 import io
 import json
 import os
-import selectors
+import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -70,20 +71,25 @@ def grade_all(zygote, folder, seed, exercises, timeout, jobs):
         streams = _forked_judges(zygote, shares, seed, exercises, timeout)
     else:
         streams = _started_judges(zygote, shares, seed, exercises, timeout)
-    records = {}
-    selector = selectors.DefaultSelector()
-    for stream in streams:
-        selector.register(stream, selectors.EVENT_READ)
-    while streams:
-        for key, _ in selector.select():
-            line = key.fileobj.readline()
-            if not line:
-                selector.unregister(key.fileobj)
-                streams.pop(key.fileobj)()  # wait for that judge
-                continue
-            item = json.loads(line)
-            records[item["name"]] = item["record"]
-            progress.step(item["name"], item["record"])
+    records, lines = {}, queue.Queue()
+
+    def read(stream, wait_for_judge):  # a thread per judge: pipes cannot be selected on Windows
+        for line in stream:
+            lines.put(line)
+        wait_for_judge()
+        lines.put(None)
+
+    for stream, wait_for_judge in streams.items():
+        threading.Thread(target=read, args=(stream, wait_for_judge), daemon=True).start()
+    running = len(streams)
+    while running:
+        line = lines.get()
+        if line is None:
+            running -= 1
+            continue
+        item = json.loads(line)
+        records[item["name"]] = item["record"]
+        progress.step(item["name"], item["record"])
     for sub in submissions:  # a judge that died leaves its share ungraded, and says so
         records.setdefault(sub.name, {"status": "error: its grading process ended early",
                                       "exercises": {}, "total": 0, "seconds": 0})

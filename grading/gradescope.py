@@ -3,7 +3,7 @@
 The zip holds, at its top level, what Gradescope's autograder specification asks for:
 
     setup.sh         run once, as root, while Gradescope builds the image (Ubuntu): Python
-                     3.11 to 3.13 with venv and pip (apt-get when missing), then
+                     3.10 to 3.13 with venv and pip (apt-get when missing), then
                      $AUTOGRADER_ROOT/venv with requirements.txt, torch's CPU build
     run_autograder   run for every submission: `python3 -m grading.gradescope run` in grader/
     grader/          the grading repository: grader.py, pytest.ini, requirements.txt, grading/,
@@ -52,7 +52,7 @@ USAGE_ERROR = 2
 
 SETUP_SH = f"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, while it builds the autograder's image (Ubuntu): Python
-# 3.11 to 3.13 (what requirements.txt supports) with venv and pip, then a virtual environment
+# 3.10 to 3.13 (what requirements.txt supports) with venv and pip, then a virtual environment
 # with the grader's requirements, torch's CPU build. Everything goes under $AUTOGRADER_ROOT
 # (default /autograder).
 set -euo pipefail
@@ -60,11 +60,11 @@ export DEBIAN_FRONTEND=noninteractive
 here="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
 root="${{AUTOGRADER_ROOT:-{DEFAULT_ROOT}}}"
 
-recent_python() {{  # the first of these that is Python 3.11 to 3.13, as requirements.txt asks
+recent_python() {{  # the first of these that is Python 3.10 to 3.13, as requirements.txt asks
   local name
-  for name in python3 python3.13 python3.12 python3.11; do
+  for name in python3 python3.13 python3.12 python3.11 python3.10; do
     if command -v "$name" > /dev/null \\
-        && "$name" -c 'import sys; sys.exit(not (3, 11) <= sys.version_info < (3, 14))' \\
+        && "$name" -c 'import sys; sys.exit(not (3, 10) <= sys.version_info < (3, 14))' \\
           2> /dev/null; then
       echo "$name"
       return 0
@@ -78,10 +78,6 @@ if [ -z "$python" ]; then
   apt-get update
   apt-get install -y --no-install-recommends python3 python3-venv python3-pip
   python="$(recent_python || true)"
-fi
-if [ -z "$python" ]; then  # Ubuntu 22.04's python3 is 3.10: Python 3.11 beside it
-  apt-get install -y --no-install-recommends python3.11 python3.11-venv
-  python=python3.11
 fi
 if ! "$python" -c 'import ensurepip, venv' 2> /dev/null; then
   apt-get update

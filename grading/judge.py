@@ -24,12 +24,13 @@ from grading.session import EXERCISE_BUDGET
 MAX_RESTARTS = 3
 WALL_FACTOR = 4  # the wall-clock backstop: this many times a limit of the worker's own time
 OUTPUT_SHOWN = 4000  # characters of a test's printed output kept and shown
-SIGNAL_NAMES = {signal.SIGSEGV: Bi("段错误（SIGSEGV）", "a segmentation fault (SIGSEGV)"),
-                signal.SIGBUS: Bi("总线错误（SIGBUS）", "a bus error (SIGBUS)"),
-                signal.SIGABRT: Bi("中止信号（SIGABRT）", "an abort (SIGABRT)"),
-                signal.SIGKILL: Bi("SIGKILL（被强制结束）", "SIGKILL (killed)"),
-                signal.SIGFPE: Bi("浮点异常（SIGFPE）", "a floating-point exception (SIGFPE)"),
-                signal.SIGILL: Bi("非法指令（SIGILL）", "SIGILL")}
+SIGNAL_NAMES = {getattr(signal, name): text for name, text in {  # those this OS has
+    "SIGSEGV": Bi("段错误（SIGSEGV）", "a segmentation fault (SIGSEGV)"),
+    "SIGBUS": Bi("总线错误（SIGBUS）", "a bus error (SIGBUS)"),
+    "SIGABRT": Bi("中止信号（SIGABRT）", "an abort (SIGABRT)"),
+    "SIGKILL": Bi("SIGKILL（被强制结束）", "SIGKILL (killed)"),
+    "SIGFPE": Bi("浮点异常（SIGFPE）", "a floating-point exception (SIGFPE)"),
+    "SIGILL": Bi("非法指令（SIGILL）", "SIGILL")}.items() if hasattr(signal, name)}
 
 
 class WorkerFailure(Exception):

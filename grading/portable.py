@@ -15,6 +15,9 @@ could do to the next, the learner could do in that exercise's own file: reuse gi
 points, and a worker is never reused for another submission. One that crashed, ran over time or
 was left changed is killed, and a fresh one started. Same checks, same points, same messages as
 the Linux backend; only the walls differ.
+
+Kept free of torch (grading.protocol is imported when first needed), so that grader.py can start
+the first worker before the judge imports torch, and both import it at once.
 """
 import os
 import secrets
@@ -25,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 
-from grading import protocol
 from grading.zygote import MEMORY_CAP, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT, GradingError
 
 BACKENDS = ("auto", "linux", "portable")
@@ -65,9 +67,11 @@ def start(root, memory=MEMORY_CAP, clients=1, batch=False):
 def minimal_environment(home):
     """The worker sees no variable of the caller's (no CI tokens): only these, and on Windows
     the few without which Python cannot start."""
-    env = {"HOME": home, "TMPDIR": home, "TEMP": home, "TMP": home, "LANG": "C.UTF-8",
-           "LC_ALL": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+    env = {"HOME": home, "TMPDIR": home, "TEMP": home, "TMP": home, "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8",
+           "PYTHONUTF8": "1"}
+    if sys.platform.startswith("linux"):
+        env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})  # macOS has no C.UTF-8 locale
     if sys.platform == "win32":
         env.update({k: os.environ[k] for k in ("SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "PATH",
                                                "PATHEXT", "USERPROFILE") if k in os.environ})
@@ -93,9 +97,9 @@ class PortableLauncher:
 
     can_fork_judges = False
     reads_proc = False
-    isolation = ("可移植后端：独立进程，Python 审计钩子（不如 Linux 内核的隔离严密）",
-                 "portable backend: separate processes, Python audit hooks (weaker than the "
-                 "Linux kernel's walls)")
+    isolation = ("可移植后端（独立进程和 Python 审计钩子），不如 Linux 内核的隔离严密",
+                 "portable backend (separate processes, Python audit hooks), weaker than the "
+                 "Linux kernel's walls")
 
     def __init__(self, root, memory=MEMORY_CAP, spare=False, first=True):
         """`first`: start a worker now, to import torch while the judge does. `spare`: keep one
@@ -131,6 +135,7 @@ class PortableLauncher:
 
     def _accept(self):
         """Wait for one starting process to connect and say hello; returns it."""
+        from grading import protocol
         self.listener.settimeout(ZYGOTE_START_TIMEOUT)
         while True:
             if not self.starting:
@@ -162,6 +167,7 @@ class PortableLauncher:
 
     def spawn(self, package_dir, module, demo=False):
         """A worker for one exercise module: (pid, socket to it)."""
+        from grading import protocol
         package_dir = os.path.realpath(str(package_dir))
         process = self.idle.pop(package_dir, None)
         for other in list(self.idle):  # another submission's: never reused
@@ -185,6 +191,7 @@ class PortableLauncher:
     def release(self, pid, sock=None):
         """The judge is done with a worker whose exercise ended normally: keep it for the next
         exercise of the same submission if it says it is as it was, else stop it."""
+        from grading import protocol
         process = self.lent.pop(pid, None)
         if process is None:
             return {}

@@ -52,6 +52,7 @@ def _refused(path=None):
 
 
 def _inside(path, roots):
+    """path and roots: real, normcase'd paths (Windows compares paths without case)."""
     return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
@@ -60,7 +61,8 @@ def read_roots(package_dir):
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
              os.path.dirname(os.__file__), package_dir}
     user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
-    return sorted({os.path.realpath(r) for r in roots | {user_site} if r and os.path.isdir(r)})
+    return sorted({os.path.normcase(os.path.realpath(r)) for r in roots | {user_site}
+                   if r and os.path.isdir(r)})
 
 
 def put_up(package_dir):
@@ -68,8 +70,9 @@ def put_up(package_dir):
     package_dir = os.path.realpath(package_dir)
     roots = read_roots(package_dir)
     # The hook decides for every event of the interpreter: it must be quick and import nothing.
-    realpath, fspath, refused, refused_imports = (os.path.realpath, os.fspath, _REFUSED_EVENTS,
-                                                  _REFUSED_IMPORTS)
+    realpath, normcase, fspath = os.path.realpath, os.path.normcase, os.fspath
+    refused, refused_imports = _REFUSED_EVENTS, _REFUSED_IMPORTS
+    devices = {normcase(d) for d in _DEVICES}
     own_pid = os.getpid()
 
     def readable(path):
@@ -81,8 +84,8 @@ def put_up(package_dir):
                 path = path.decode(sys.getfilesystemencoding(), "surrogateescape")
         except TypeError:
             return False
-        path = realpath(path)
-        return path in _DEVICES or _inside(path, roots)
+        path = normcase(realpath(path))
+        return path in devices or _inside(path, roots)
 
     def hook(event, args):
         if event in refused:

@@ -111,6 +111,9 @@ def text(grade, command="python grader.py", lang="en"):
                   f"{grade.seed} 可以重放这次的输入）· {grade.seconds:.1f} 秒",
                   f" Total {grade.score:g}/{grade.max_score:g} · seed {grade.seed} (add --seed "
                   f"{grade.seed} to replay this run) · {grade.seconds:.1f} s").render(lang))
+    if grade.isolation:
+        out.append(Bi(f" 隔离：{grade.isolation[0]}", f" Isolation: {grade.isolation[1]}")
+                   .render(lang))
     if grade.hidden_points:
         hidden = f"{grade.hidden_points:g}"
         out.append(Bi(f" 这份副本里没有参考答案：另外 {hidden} 分的隐藏检查会在课程的 CI 里，拿你的输出和参考答案比较。",
@@ -159,7 +162,9 @@ def gradescope(grade, lang="en"):
                 "status": "passed" if r.status == "passed" else "failed",
                 "output": output, "visibility": "visible", "tags": [r.kind]})
     return {"score": grade.score, "execution_time": round(grade.seconds, 2),
-            "output": f"{grade.score:g}/{grade.max_score:g} · seed {grade.seed}",
+            "output": f"{grade.score:g}/{grade.max_score:g} · seed {grade.seed}"
+                      + (f" · {grade.isolation[1 if lang == 'en' else 0]}"
+                         if grade.isolation else ""),
             "tests": tests}
 
 
@@ -176,6 +181,7 @@ def record(grade):
     return {
         "total": grade.score, "max": grade.max_score, "seed": grade.seed,
         "seconds": round(grade.seconds, 2),
+        "isolation": grade.isolation[1] if grade.isolation else "",
         "exercises": {ex.exercise: {
             "score": ex.score, "max": ex.max_score, "status": ex.status,
             "diagnosis": diagnosis(ex), "diagnosis_problem": inert(ex.diagnosis_problem),

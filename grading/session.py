@@ -70,6 +70,7 @@ class Grade:
     seed: int
     exercises: list  # ExerciseGrade, in exercise order
     seconds: float
+    isolation: tuple = ()  # (中文, English): the walls the backend put around the workers
 
     @property
     def score(self):
@@ -125,4 +126,5 @@ def grade(zygote, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
                  exercises=[ExerciseGrade(name, sorted(rs, key=lambda r: r.number),
                                           *plugin.diagnoses.get(name, (None, "")))
                             for name, rs in by_exercise.items()],
-                 seconds=time.monotonic() - started)
+                 seconds=time.monotonic() - started,
+                 isolation=getattr(zygote, "isolation", ()))

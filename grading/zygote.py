@@ -33,8 +33,8 @@ class Zygote:
 
     can_fork_judges = True  # a batch forks its judges (grading/batch.py)
     reads_proc = True  # the judge's Meter reads the workers' CPU time there
-    isolation = ("Linux 内核的隔离：seccomp、Landlock、资源上限",
-                 "Linux kernel walls: seccomp, Landlock, resource limits")
+    isolation = ("Linux 内核的隔离（seccomp、Landlock、资源上限）",
+                 "Linux kernel walls (seccomp, Landlock, resource limits)")
 
     def __init__(self, root, memory=MEMORY_CAP, clients=1):
         """`clients` control connections: one per judge process that will use this zygote."""

@@ -124,7 +124,7 @@ def pytest_sessionstart(session):
         for fixture in fixture_dirs(kind):
             materialise_files(fixture, folder / fixture.name)
     # One batch, a judge per core, torch imported once for both.
-    environment = {**os.environ, SECRET: "hunter2"}
+    environment = {**os.environ, SECRET: "hunter2", "GRADER_BACKEND": "auto"}
     _batch.update(base=base, copy=copy, before=fingerprint(copy), folder=folder, views=views,
                   run=subprocess.Popen(
                       [sys.executable, str(copy / "grader.py"), "--batch", str(folder),
@@ -133,7 +133,35 @@ def pytest_sessionstart(session):
                        "--timeout", str(CALL_TIMEOUT)],
                       cwd=copy, env=environment, stdout=subprocess.PIPE,
                       stderr=subprocess.STDOUT, text=True))
-    start_long_runs(base)  # after the batch: it is the longest
+    start_portable_batch(base, folder, views)
+    start_long_runs(base)  # after the batches: they are the longest
+
+
+def start_portable_batch(base, folder, views):
+    """Every fixture graded a second time, by the portable backend (GRADER_BACKEND=portable, with
+    the Linux-only calls made to raise), in a copy of its own. A portable worker costs a torch
+    import, so here the attacks and broken fixtures share submissions too, one per exercise; each
+    fixture's own exercise is compared with the first batch (test_portable.py)."""
+    copy = copy_repository(base / "repository-portable")
+    portable = base / "portable-submissions"
+    portable.mkdir()
+    shared = {view[0] for view in views.values()} | {"solutions", "stubs"}
+    for name in shared:
+        shutil.copytree(folder / name, portable / name)
+    portable_views = {name: view for name, view in views.items()}
+    alone = fixture_dirs("broken") + fixture_dirs("attack")
+    for number, group in enumerate(one_per_exercise(alone, exercise_of_fixture)):
+        materialise_together([], group.values(), portable / f"alone-{number}")
+        portable_views.update({f.name: (f"alone-{number}", set(group), ex)
+                               for ex, f in group.items()})
+    environment = {**os.environ, SECRET: "hunter2", "GRADER_BACKEND": "portable"}
+    _batch.update(portable_copy=copy, portable_before=fingerprint(copy),
+                  portable_views=portable_views, portable_run=subprocess.Popen(
+                      [sys.executable, str(copy / "grader.py"), "--batch", str(portable),
+                       "--json", str(base / "portable.json"), "--seed", str(SEED),
+                       "--jobs", "2", "--timeout", str(CALL_TIMEOUT)],
+                      cwd=copy, env=environment, stdout=subprocess.PIPE,
+                      stderr=subprocess.STDOUT, text=True))
 
 
 def start_long_runs(base):
@@ -158,16 +186,18 @@ def pytest_sessionfinish(session):
     for run in _early.values():
         run.kill()
         run.wait()
-    if "run" in _batch:
-        _batch["run"].kill()
-        _batch["run"].wait()
+    for name in ("run", "portable_run"):
+        if name in _batch:
+            _batch[name].kill()
+            _batch[name].wait()
     if "base" in _batch:
         shutil.rmtree(_batch["base"], ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items):
     """Tests that need the batch's results last: the rest run while it grades."""
-    items.sort(key=lambda item: "graded" in item.fixturenames)
+    items.sort(key=lambda item: ("portable_graded" in item.fixturenames,
+                                 "graded" in item.fixturenames))
 
 
 @pytest.fixture(scope="session")
@@ -190,18 +220,41 @@ def batch_records():
     return json.loads((_batch["base"] / "batch.json").read_text())["submissions"]
 
 
+def views_of(records, views):
+    """{fixture name: its record, with only its own exercise and those holding no fixture}."""
+    graded = dict(records)
+    for name, (submission, fixtures, own) in views.items():
+        record = records[submission]
+        graded[name] = {**record, "exercises": {
+            ex: result for ex, result in record["exercises"].items()
+            if ex not in fixtures or ex == own}}
+    return graded
+
+
+@pytest.fixture(scope="session")
+def portable_graded():
+    """{name: record} for every fixture, graded by the portable backend (see
+    start_portable_batch); a fixture's record holds its own exercise and, in a shared submission,
+    the exercises that hold no other fixture."""
+    run = _batch["portable_run"]
+    output = run.communicate(timeout=900)[0]
+    assert run.returncode == 0, f"the portable batch failed (seed {SEED}):\n{output[-3000:]}"
+    records = json.loads((_batch["base"] / "portable.json").read_text())["submissions"]
+    return views_of(records, _batch["portable_views"])
+
+
+@pytest.fixture(scope="session")
+def portable_repository():
+    """The portable batch's copy of the repository, and its fingerprint before grading."""
+    return _batch["portable_copy"], _batch["portable_before"]
+
+
 @pytest.fixture(scope="session")
 def graded(batch_records):
     """{name: record} for every fixture, plus 'solutions', 'stubs' and 'replay'. A mistake or twin
     graded in a shared submission sees its own exercise and the exercises that hold no other
     fixture (the solutions')."""
-    graded = dict(batch_records)
-    for name, (submission, fixtures, own) in _batch["views"].items():
-        record = batch_records[submission]
-        graded[name] = {**record, "exercises": {
-            ex: result for ex, result in record["exercises"].items()
-            if ex not in fixtures or ex == own}}
-    return graded
+    return views_of(batch_records, _batch["views"])
 
 
 def pytest_report_header():

@@ -324,10 +324,16 @@ def check_records(records):
     return problems
 
 
+_points = {}  # backend → {submission: {exercise: score}}, to compare the two backends
+
+
 @pytest.mark.timeout(RUN_LIMIT + 120)
-def test_resource_attacks_are_walled_in_and_spare_the_batch():
+@pytest.mark.parametrize("backend", ["auto", "portable"])
+def test_resource_attacks_are_walled_in_and_spare_the_batch(backend):
+    """In each backend (portable: Python audit hooks, the Linux-only calls made to raise); and
+    every submission gets the same points in both."""
     if not sys.platform.startswith("linux"):
-        pytest.skip("the walls under test are Linux's")
+        pytest.skip("the limits this test sets around the grader are Linux's")
     base = Path(tempfile.mkdtemp(prefix="grader-walls-",
                                  dir="/tmp" if os.path.isdir("/tmp") else None))
     limit = process_limit(f"grader-walls-{os.getpid()}")
@@ -343,7 +349,7 @@ def test_resource_attacks_are_walled_in_and_spare_the_batch():
         listeners = Listeners(RUN_LIMIT + 30)
         # The grader's own temporary folders go in base too: removed below even if it is killed.
         (base / "tmp").mkdir()
-        environment = {**os.environ, "TMPDIR": str(base / "tmp")}
+        environment = {**os.environ, "TMPDIR": str(base / "tmp"), "GRADER_BACKEND": backend}
         started = time.monotonic()
         run = subprocess.Popen(
             [sys.executable, str(ROOT / "grader.py"), "--batch", str(batch),
@@ -394,6 +400,11 @@ def test_resource_attacks_are_walled_in_and_spare_the_batch():
             problems.append(f"no results from the batch: {error}")
         else:
             problems += check_records(records)
+            _points[backend] = {name: {ex: result["score"]
+                                       for ex, result in record.get("exercises", {}).items()}
+                                for name, record in records.items()}
+            if len(_points) == 2 and _points["auto"] != _points["portable"]:
+                problems.append(f"the backends gave different points: {_points}")
     finally:
         if listeners is not None:
             listeners.close()
