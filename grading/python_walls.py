@@ -35,10 +35,17 @@ _REFUSED_EVENTS = frozenset({
     "_winapi.CreateProcess", "_winapi.CreateNamedPipe", "_winapi.OpenProcess",
     "_winapi.TerminateProcess", "winreg.SetValue", "winreg.DeleteKey", "msvcrt.open_osfhandle",
     "webbrowser.open", "urllib.Request", "ftplib.connect", "smtplib.connect", "http.client.connect",
+    "sqlite3.connect", "sqlite3.connect/handle", "sqlite3.enable_load_extension",
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents",  # would find what is replaced below
 })
+# Functions written in C that raise no audit event but start a process or make a file outside the
+# walls: replaced, in the modules that are already loaded (importing them anew is refused).
+_UNAUDITED = {"_posixsubprocess": ("fork_exec",), "_posixshmem": ("shm_open", "shm_unlink"),
+              "_multiprocessing": ("SemLock", "sem_unlink")}
 # Modules a worker may not import (those it has already are reached through the events above).
 _REFUSED_IMPORTS = frozenset({"_posixsubprocess", "_ctypes", "ctypes", "mmap", "_winapi",
-                              "msvcrt", "_multiprocessing", "multiprocessing", "pty", "fcntl"})
+                              "msvcrt", "_multiprocessing", "multiprocessing", "pty", "fcntl",
+                              "_posixshmem", "sqlite3", "_sqlite3", "dbm", "_dbm", "_gdbm"})
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _DEVICES = {os.devnull, "/dev/urandom", "/dev/zero"}
 
@@ -107,6 +114,15 @@ def put_up(package_dir):
                 raise _refused()
 
     sys.addaudithook(hook)
+
+    def refuse(*args, **kwargs):
+        raise _refused()
+
+    for module_name, names in _UNAUDITED.items():
+        module = sys.modules.get(module_name)
+        for name in names if module is not None else ():
+            if hasattr(module, name):
+                setattr(module, name, refuse)
     return f"audit hook (reads: {len(roots)} folders)"
 
 

@@ -129,3 +129,18 @@ def test_a_console_that_cannot_show_the_text_or_a_closed_pipe_breaks_nothing():
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     reader.stdout.close()  # gone before anything is written
     assert reader.wait(timeout=60) == 0 and reader.stderr.read() == b""
+
+
+def test_symbols_a_console_cannot_show_get_an_ascii_stand_in():
+    import io
+
+    from grader import PipeSafe
+    shown = {}
+    for encoding in ("ascii", "cp1252", "utf-8"):
+        raw = io.BytesIO()
+        stream = PipeSafe(io.TextIOWrapper(raw, encoding=encoding))
+        stream.write("✓ ex1 · █░ → 先")
+        stream.flush()
+        shown[encoding] = raw.getvalue().decode(encoding)
+    assert shown == {"ascii": "+ ex1 - #. -> ?", "cp1252": "+ ex1 · #. -> ?",
+                     "utf-8": "✓ ex1 · █░ → 先"}

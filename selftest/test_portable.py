@@ -116,6 +116,7 @@ def test_the_portable_walls_refuse_with_the_kernels_errors():
         (package / "ex1_embedding.py").write_text("x = 1\n")
         done = run_python(f"""
             import ctypes, os, socket, subprocess, sys
+            import _posixsubprocess, _posixshmem, gc, sqlite3  # loaded before the walls
             from grading import python_walls
             python_walls.put_up({str(package)!r})
             def attempt(name, call):
@@ -142,6 +143,11 @@ def test_the_portable_walls_refuse_with_the_kernels_errors():
             attempt("signal", lambda: os.kill(os.getppid(), 0))
             attempt("own signal", lambda: os.kill(os.getpid(), 0))
             attempt("ctypes", lambda: ctypes.CDLL(None).getpid)
+            attempt("fork_exec", lambda: _posixsubprocess.fork_exec(*[None] * 23))
+            attempt("shm_open", lambda: _posixshmem.shm_open("/grader-test", os.O_CREAT | os.O_RDWR))
+            attempt("gc objects", gc.get_objects)
+            attempt("sqlite", lambda: sqlite3.connect({str(Path(tmp) / "db")!r}))
+            attempt("import dbm", lambda: __import__("dbm"))
             heard = []
             sys.addaudithook(lambda event, args: heard.append(event))  # quietly not added
             open(os.devnull).close()
@@ -155,6 +161,8 @@ def test_the_portable_walls_refuse_with_the_kernels_errors():
         "read outside": eacces, "list outside": eacces, "write own": eacces,
         "write tmp": eacces, "remove": eperm, "process": eperm, "system": eperm, "fork": eperm,
         "socket": eperm, "signal": eperm, "own signal": "ran", "ctypes": eperm,
+        "fork_exec": eperm, "shm_open": eperm, "gc objects": eperm, "sqlite": eperm,
+        "import dbm": eperm,
         "audit hook": "refused"}
 
 
