@@ -266,7 +266,7 @@ def watch(zygote, folder, seed, timeout, result, command, lang):
     seen = mtimes()
     while True:
         print("\033[2J\033[H", end="")  # clear the screen
-        print(report.text(result, command, lang))
+        print(report.text(result, command, lang, watching=True))
         print(Bi("\n 正在监视 {0}/：保存文件就会重新打分；按 Ctrl-C 退出".format(folder),
                  f"\n Watching {folder}/: save a file to regrade it; Ctrl-C to quit").render(lang),
               flush=True)  # a whole screen, even into a pipe

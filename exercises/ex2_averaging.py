@@ -2,13 +2,13 @@
 
 让每个位置的向量，等于它自身与它之前所有字向量的平均。直接用循环来求平均效率较低：构造一个下三角
 的全 1 矩阵 tril，对它的每一行做归一化（一行之和等于 1），得到 weights；再用 weights @ x，
-第 i 个位置便自动得到了前 i+1 个字的平均。weights 的第 1 行是 [1, 0, 0, ...]，第 2 行是
-[0.5, 0.5, 0, ...]，第 3 行是 [0.33, 0.33, 0.33, 0, ...]。
+第 i 个位置（从 0 数起）便自动得到了前 i+1 个字的平均。weights 的第 0 行是 [1, 0, 0, ...]，
+第 1 行是 [0.5, 0.5, 0, ...]，第 2 行是 [0.33, 0.33, 0.33, 0, ...]。
 
     averaging_matrix(T) → weights: (T, T)
     average_context(x):  x: (B, T, C) → (B, T, C)
 
-会检查：每一行之和为 1；上三角（未来的位置）全为 0；第 1 行是 [1, 0, ...]，第 i 行是前 i+1 个
+会检查：每一行之和为 1；上三角（未来的位置）全为 0；第 0 行是 [1, 0, ...]，第 i 行是前 i+1 个
 1/(i+1)；位置 t 的输出是 x[:, :t+1] 的平均；改动 t 之后的输入不会改变 t 及之前的输出；与参考答案
 在多组随机输入上一致。
 
@@ -16,13 +16,14 @@ Exercise 2 · A first attempt: average over the context
 
 Make each position's vector the mean of itself and every vector before it. A Python loop is slow;
 instead build a lower-triangular matrix of ones, `tril`, normalise each row so it sums to 1 (that is
-`weights`), and compute `weights @ x`: position i then holds the mean of the first i+1 vectors. Row 1
-of weights is [1, 0, 0, ...], row 2 is [0.5, 0.5, 0, ...], row 3 is [0.33, 0.33, 0.33, 0, ...].
+`weights`), and compute `weights @ x`: position i (counting from 0) then holds the mean of the first
+i+1 vectors. Row 0 of weights is [1, 0, 0, ...], row 1 is [0.5, 0.5, 0, ...], row 2 is
+[0.33, 0.33, 0.33, 0, ...].
 
     averaging_matrix(T) → weights: (T, T)
     average_context(x):  x: (B, T, C) → (B, T, C)
 
-Checked: rows sum to 1; the upper triangle (the future) is 0; row 1 is [1, 0, ...] and row i holds
+Checked: rows sum to 1; the upper triangle (the future) is 0; row 0 is [1, 0, ...] and row i holds
 i+1 entries of 1/(i+1); output t is the mean of x[:, :t+1]; changing inputs after t never changes
 outputs up to t; agreement with the reference on fresh random inputs.
 """

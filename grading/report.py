@@ -6,6 +6,7 @@ is made inert here, wherever it is shown, whatever cleaned it before (grading/in
 """
 import json
 import os
+import re
 import secrets
 import tempfile
 from pathlib import Path
@@ -62,6 +63,20 @@ def _frames(result):
     return [[inert_line(field) for field in frame] for frame in result.frames]
 
 
+# A warning as the worker writes it (grading/worker.py, _show_warning): "UserWarning: … [file:line]"
+WARNING_LINE = re.compile(r"^\w*Warning: ")
+
+
+def _warnings(exercise):
+    """The warnings the exercise's code raised, each once, whole: PyTorch's often name the fix."""
+    found = []
+    for result in exercise.results:
+        for line in inert(result.output).splitlines():
+            if WARNING_LINE.match(line) and line not in found:
+                found.append(line)
+    return found
+
+
 def _failure_lines(result, folder, lang):
     lines = [f"✗ {inert_line(result.name.render(lang))}"]
     message = _message(result, lang).strip().splitlines()
@@ -69,7 +84,8 @@ def _failure_lines(result, folder, lang):
     for file, line, function, source in _frames(result)[-2:]:
         where = f"{folder}/{file}:{line}" + (f" in {function}" if function != "<module>" else "")
         lines.append(f"  {where}: {source}" if source else f"  {where}")
-    printed = [line for line in inert(result.output).strip().splitlines() if line.strip()]
+    printed = [line for line in inert(result.output).strip().splitlines()
+               if line.strip() and not WARNING_LINE.match(line)]
     if printed:
         more = Bi(f"（另有 {len(printed) - 1} 行）", f" (+{len(printed) - 1} more lines)")
         lines.append("  " + Bi("你的代码打印了：", "your code printed: ").render(lang) + printed[0][:100]
@@ -77,9 +93,10 @@ def _failure_lines(result, folder, lang):
     return lines
 
 
-def text(grade, command="python grader.py", lang="en"):
+def text(grade, command="python grader.py", lang="en", watching=False):
+    """The report on a terminal; `watching`: under --watch, where saving a file regrades it."""
     folder = display_path(grade.submission)
-    out = [Bi(f"给 {folder}/ 打分 · seed {grade.seed}",
+    out = [Bi(f"给 {folder}/ 打分 · 随机种子 {grade.seed}",
               f"Grading {folder}/ · seed {grade.seed}").render(lang), ""]
     for ex in grade.exercises:
         out.append(f" {MARKS[ex.status]} {ex.exercise:<16} {ex.score:>4g}/{ex.max_score:<3g} "
@@ -93,22 +110,32 @@ def text(grade, command="python grader.py", lang="en"):
                                      "there").render(lang))
         elif failure is not None:
             out += ["      " + line for line in _failure_lines(failure, folder, lang)]
+            for warning in _warnings(ex)[:3]:
+                out.append("      " + Bi("警告：", "warning: ").render(lang) + warning[:500])
             if ex.diagnosis is not None:
                 out.append("      → " + (Bi("可能的原因：", "Likely cause: ")
                                          + ex.diagnosis.text).render(lang))
             others = [inert_line(r.name.render(lang)) for r in ex.results
-                      if r.status not in ("passed", "skipped") and r is not failure]
+                      if r.status not in ("passed", "skipped") and r is not failure
+                      and r.cause != "gate"]
             if others:
                 rest = len(others) - 3
                 out.append("      " + Bi("另外没通过：", "also failing: ").render(lang)
                            + ("；" if lang == "zh" else "; ").join(others[:3])
                            + (Bi(f"；另有 {rest} 项", f"; and {rest} more").render(lang)
                               if rest > 0 else ""))
+            waiting = [r for r in ex.results if r.cause == "gate" and r is not failure]
+            if waiting:
+                out.append("      " + Bi("等着计分：", "waiting: ").render(lang)
+                           + ("；" if lang == "zh" else "; ").join(
+                               inert_line(r.name.render(lang))
+                               + (f"（{r.message.zh}）" if lang == "zh" else f" ({r.message.en})")
+                               for r in waiting[:3]))
     out.append("")
     if len(grade.exercises) == len(SECTIONS):
         out.append(progress_line(grade, folder, lang))
-    out.append(Bi(f" 总分 {grade.score:g}/{grade.max_score:g} · seed {grade.seed}（加上 --seed "
-                  f"{grade.seed} 可以重放这次的输入）· {grade.seconds:.1f} 秒",
+    out.append(Bi(f" 总分 {grade.score:g}/{grade.max_score:g} · 随机种子 {grade.seed}（加上 --seed "
+                  f"{grade.seed} 可以复现这次的输入）· {grade.seconds:.1f} 秒",
                   f" Total {grade.score:g}/{grade.max_score:g} · seed {grade.seed} (add --seed "
                   f"{grade.seed} to replay this run) · {grade.seconds:.1f} s").render(lang))
     if grade.isolation:
@@ -130,11 +157,12 @@ def text(grade, command="python grader.py", lang="en"):
     else:
         number = todo.exercise[2]
         zh, en = SECTIONS.get(todo.exercise, ("", ""))
-        out.append(Bi(f" 下一步：{todo.exercise}（{zh}）——编辑 {folder}/{todo.exercise}.py，然后运行 "
-                      f"{command} {number}；卡住了就运行 python grader.py hint {number}",
-                      f" Next: {todo.exercise} ({zh} · {en}) — edit {folder}/{todo.exercise}.py, "
-                      f"then run {command} {number}; stuck? python grader.py hint {number}")
-                   .render(lang))
+        then = Bi("，保存后会自动重新打分", ", and save: it is regraded at once") if watching else \
+            Bi(f"，然后运行 {command} {number}", f", then run {command} {number}")
+        out.append(Bi(f" 下一步：{todo.exercise}（{zh}）——编辑 {folder}/{todo.exercise}.py{then.zh}；"
+                      f"卡住了就运行 python grader.py hint {number}",
+                      f" Next: {todo.exercise} ({zh} · {en}) — edit {folder}/{todo.exercise}.py"
+                      f"{then.en}; stuck? python grader.py hint {number}").render(lang))
     if any(ex.exercise == "ex6_head" and ex.status == "done" for ex in grade.exercises):
         out.append(Bi(" 看它工作：python grader.py demo 用你的注意力头训练一个小模型，并画出它在看哪里。",
                       " See it work: python grader.py demo trains a tiny model with your head and "
