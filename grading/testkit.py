@@ -10,6 +10,9 @@ A test file may also define
     diagnose(probe) -> Diagnosis|None   what a failing exercise's outputs say about the mistake
     diagnose_error(error) -> Diagnosis|None   the same from an exception the learner's code raised
 """
+import itertools
+import math
+
 import pytest
 import torch
 
@@ -48,9 +51,9 @@ class Mismatch(WorkerFailure):
     """The submission's module lacks the structure the exercise's API fixes; `key` is for the
     diagnoses."""
 
-    def __init__(self, zh, en, key=None):
+    def __init__(self, zh, en, key=None, **facts):
         super().__init__("raised", Bi(zh, en), error={"type": "Mismatch", "message": en,
-                                                       "frames": [], "key": key})
+                                                       "frames": [], "key": key, **facts})
 
 
 def randn(generator, *shape):
@@ -88,7 +91,7 @@ def set_linear(module, name, weight):
                        f"{n_in}, head_size={n_out}) 的是 ({n_out}, {n_in})",
                        f"self.{name}.weight has shape {shape}, but "
                        f"nn.Linear(n_embd={n_in}, head_size={n_out}) has ({n_out}, {n_in})",
-                       key="linear_shape")
+                       key="linear_shape", shape=shape, n_embd=n_in, head_size=n_out, layer=name)
 
 
 def set_embedding(module, weight):
@@ -106,7 +109,7 @@ def set_embedding(module, weight):
                        f"self.token_embedding_table.weight has shape {shape}, but "
                        f"nn.Embedding(vocab_size={vocab_size}, n_embd={n_embd}) has "
                        f"({vocab_size}, {n_embd})",
-                       key="embedding_shape")
+                       key="embedding_shape", shape=shape, vocab_size=vocab_size, n_embd=n_embd)
 
 
 def raises(call, *args):
@@ -195,9 +198,12 @@ def expect_tensor(value, what, shape=None, names=None):
     if bad.any():
         where = tuple(bad.nonzero()[0].tolist())
         number = value[where].item()
-        fail(f"{entry(what, where)} 是 {number}：输出必须是有限的数（整行都是 −∞ 的话，softmax 之后就是 NaN）",
-             f"{entry(what, where)} is {number}: the output must be finite (a row that is all −∞ "
-             "turns into NaN after softmax)")
+        if math.isnan(number) and ("softmax" in what or what.startswith("forward(x)")):
+            fail(f"{entry(what, where)} 是 {number}：输出必须是有限的数（整行都是 −∞ 的话，softmax 之后就是 NaN）",
+                 f"{entry(what, where)} is {number}: the output must be finite (a row that is all "
+                 "−∞ turns into NaN after softmax)")
+        fail(f"{entry(what, where)} 是 {number}：输出必须是有限的数",
+             f"{entry(what, where)} is {number}: the output must be finite")
     return value
 
 
@@ -377,3 +383,118 @@ def close(a, b, tol=1e-4):
     """For diagnoses: a and b are tensors of one shape that agree within tol (relative)."""
     return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
             and bool(torch.allclose(a.double(), b.double(), rtol=tol, atol=tol)))
+
+
+# -- the mistake space: which combination of known slips makes the learner's output --------------
+#
+# A diagnosis by search. An exercise's computation is written as a few *steps* of the lesson (which
+# layer makes q, what the scores are scaled by, what the future is filled with, …); each step is a
+# list of *ways*, the lesson's own first, then the slips learners make. The test file gives a
+# `compute(pick)` that runs the lesson's computation in the judge, in float64, on the very inputs
+# the learner's code got, with `pick` = {step: the chosen way's value}. We try every combination of
+# up to `most` slips and keep those whose output is the learner's. A cause is named only when
+# exactly one combination is left: two different stories that give the same numbers say nothing.
+
+class Way:
+    """One way of doing one step: `key` names it in diagnosis keys, zh/en say what differs from
+    the lesson (and what the lesson does), `value` is what compute() uses for it."""
+
+    def __init__(self, key, value, zh="", en=""):
+        self.key, self.value = key, value
+        self.text = Bi(zh, en) if zh or en else None  # the lesson's own way has nothing to say
+
+    def __repr__(self):
+        return f"Way({self.key!r})"
+
+
+def same(got, want, atol=1e-5, rtol=1e-5):
+    """got is want within the tests' tolerance (expect_close's); NaN matches NaN and ±∞ the same
+    ±∞, so that slips that produce them (an all −∞ row) are recognised too."""
+    if not (isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor)) \
+            or got.shape != want.shape or got.is_complex():
+        return False
+    got, want = got.double(), want.double()
+    special = ~torch.isfinite(got) | ~torch.isfinite(want)  # must be the very same NaN or ±∞
+    alike = (torch.isnan(got) & torch.isnan(want)) | (torch.isinf(got) & (got == want))
+    if not bool((alike | ~special).all()):
+        return False
+    got, want = torch.where(special, 0, got), torch.where(special, 0, want)
+    return bool(((got - want).abs() <= atol + rtol * want.abs()).all())
+
+
+def slips(steps, compute, got, most=2):
+    """The smallest combinations of slips (tuples of Ways, in the steps' order) whose output is
+    got; [] when the lesson's own way gives got. `steps` is {step: [lesson's Way, slip, …]}.
+    A combination that holds a smaller matching one is skipped: its extra slip changes nothing
+    here (the fill value when there is no mask), so it tells no different story."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny tensors: more threads only add waiting, on a busy machine much
+    try:
+        return _slips(steps, compute, got, most)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _slips(steps, compute, got, most):
+    lesson = {step: ways[0].value for step, ways in steps.items()}
+    if _output(compute, lesson, got):
+        return []
+    found = []
+    for n in range(1, most + 1):
+        for chosen in itertools.combinations(steps, n):  # n different steps…
+            for ways in itertools.product(*(steps[s][1:] for s in chosen)):  # …each one slipped
+                if any(set(f) <= set(ways) for f in found):
+                    continue
+                pick = {**lesson, **{s: w.value for s, w in zip(chosen, ways)}}
+                if _output(compute, pick, got):
+                    found.append(ways)
+    return found
+
+
+def _output(compute, pick, got):
+    try:
+        return same(got, compute(pick))
+    except (RuntimeError, IndexError, ValueError):  # a slip that cannot run on these shapes
+        return False
+
+
+def named_slips(steps, draws, prefix, most=2):
+    """The Diagnosis of the one combination of slips behind the learner's outputs, or None.
+    `draws` yields (got, compute) for one draw of inputs after another (lazily: a second draw is
+    made only when the first leaves several combinations, to tell them apart)."""
+    found = None
+    for got, compute in draws:
+        if found is None:
+            found = slips(steps, compute, got, most)
+        else:
+            found = [ways for ways in found if _output(compute, _pick(steps, ways), got)]
+        if len(found) <= 1:
+            break
+    return slip_diagnosis(prefix, found[0]) if found and len(found) == 1 else None
+
+
+def _pick(steps, ways):
+    chosen = {w: s for s, options in steps.items() for w in options if w in ways}
+    return {s: next((w.value for w in ways if chosen[w] == s), options[0].value)
+            for s, options in steps.items()}
+
+
+COUNTS = {2: ("两", "Two"), 3: ("三", "Three")}
+
+
+def slip_diagnosis(prefix, ways):
+    """Diagnosis(prefix + the slips' keys sorted and joined by "+"), its text the slips' own: one
+    slip's text as it is; several as "Two things differ from the lesson: (1) … (2) …"."""
+    key = prefix + "+".join(sorted(w.key for w in ways))
+    if len(ways) == 1:
+        return Diagnosis(key, ways[0].text.zh, ways[0].text.en)
+    zh_n, en_n = COUNTS.get(len(ways), (str(len(ways)), str(len(ways))))
+    zh = f"有{zh_n}处和课文不同：" + "；".join(f"（{i}）{w.text.zh}" for i, w in enumerate(ways, 1))
+    en = f"{en_n} things differ from the lesson: " + "; ".join(
+        f"({i}) {w.text.en}" for i, w in enumerate(ways, 1))
+    return Diagnosis(key, zh, en)
+
+
+def lesson(steps):
+    """The pick of the lesson's own way at every step."""
+    return {step: ways[0].value for step, ways in steps.items()}

@@ -1,7 +1,7 @@
 """Submissions the grader's own tests grade: known mistakes, fair variants, broken code.
 
-A *mistake* is one plausible slip, written as an exact edit of the solution's text, so that it
-stays one slip: `old` must occur exactly once in solutions/<exercise>.py (a changed solution that no
+A *mistake* is one plausible slip (or two, made together), written as an exact edit (or a few) of
+the solution's text, so that it stays that slip: each `old` must occur exactly once in solutions/<exercise>.py (a changed solution that no
 longer contains it fails the self-test loudly instead of silently testing nothing).
 *Fair* and *broken* submissions are whole files in selftest/submissions/<name>/, laid over a copy of
 solutions/, so that the other exercises are right.
@@ -19,8 +19,8 @@ SUBMISSIONS = HERE / "submissions"
 class Mistake:
     name: str
     exercise: str
-    old: str
-    new: str
+    old: str  # or a tuple of texts, for a mistake of several edits (two slips in one file)
+    new: str  # the same number of replacements as `old`
     why: str
     diagnosis: str  # the key of the diagnosis the learner must see for it
     caught_by: tuple = ()  # the tests (function names) whose own assertion must catch it
@@ -234,6 +234,185 @@ MISTAKES = [
             "q = self.query(x)  #", "q = x @ self.query.weight.detach().T  #",
             "the query weight detached: right values, but it cannot learn",
             diagnosis="ex6.detached", caught_by=("test_gradients_match_reference",)),
+    # -- slips found by searching each exercise's mistake space, and mistakes of structure ------
+    Mistake("vocab_by_vocab", "ex1_embedding",
+            "nn.Embedding(vocab_size, n_embd)\n", "nn.Embedding(vocab_size, vocab_size)\n",
+            "the bigram lesson's vocab_size × vocab_size table",
+            diagnosis="ex1.vocab_by_vocab"),
+    Mistake("weight_indexed", "ex1_embedding",
+            "x = self.token_embedding_table(idx)  #",
+            "x = self.token_embedding_table.weight[idx]  #",
+            "the weight indexed directly: id −1 quietly gives the last row",
+            diagnosis="ex1.negative_ids", caught_by=("test_ids_out_of_range_raise",)),
+    Mistake("clamped_ids", "ex1_embedding",
+            "self.token_embedding_table(idx)",
+            "self.token_embedding_table(\n"
+            "            idx.clamp(0, self.token_embedding_table.num_embeddings - 1))",
+            "ids outside the vocabulary clamped into range",
+            diagnosis="ex1.wrapped_ids", caught_by=("test_ids_out_of_range_raise",)),
+    Mistake("off_by_one", "ex2_averaging",
+            "tril / tril.sum(dim=1, keepdim=True)", "tril / torch.arange(T)[:, None]",
+            "row i divided by i (arange from 0): row 0 divided by 0",
+            diagnosis="ex2.off_by_one", caught_by=("test_rows_sum_to_one",)),
+    Mistake("no_keepdim", "ex2_averaging",
+            "tril.sum(dim=1, keepdim=True)", "tril.sum(dim=1)",
+            "the row sums without keepdim: broadcast across the columns",
+            diagnosis="ex2.sums_broadcast_as_a_row",
+            caught_by=("test_rows_sum_to_one", "test_row_i_is_one_over_i_plus_one")),
+    Mistake("divided_by_T", "ex2_averaging",
+            "tril / tril.sum(dim=1, keepdim=True)", "tril / T",
+            "every row divided by T",
+            diagnosis="ex2.divided_by_T", caught_by=("test_rows_sum_to_one",)),
+    Mistake("softmax_of_tril", "ex2_averaging",
+            "weights = tril / tril.sum(dim=1, keepdim=True)",
+            "weights = torch.softmax(tril, dim=-1)",
+            "a softmax of the 0/1 tril itself, without −∞ for the future",
+            diagnosis="ex2.softmax_of_zeros_and_ones",
+            caught_by=("test_future_is_zero", "test_row_i_is_one_over_i_plus_one")),
+    Mistake("triu_and_columns", "ex2_averaging",
+            ("tril = torch.tril(torch.ones(T, T))", "tril.sum(dim=1, keepdim=True)"),
+            ("tril = torch.triu(torch.ones(T, T))", "tril.sum(dim=0, keepdim=True)"),
+            "two slips: triu, and normalised by columns",
+            diagnosis="ex2.column_normalised+upper_triangular",
+            caught_by=("test_rows_sum_to_one", "test_row_i_is_one_over_i_plus_one")),
+    Mistake("out_n_embd", "ex3_qkv",
+            "self.value = nn.Linear(n_embd, head_size, bias=False)",
+            "self.value = nn.Linear(n_embd, n_embd, bias=False)",
+            "the value layer maps n_embd → n_embd",
+            diagnosis="ex3.layer_out_n_embd", caught_by=("test_layers",)),
+    Mistake("order_q_v_k", "ex3_qkv",
+            "return q, k, v", "return q, v, k",
+            "k and v returned in each other's place",
+            diagnosis="ex3.order", caught_by=("test_matches_reference",)),
+    Mistake("two_biases", "ex3_qkv",
+            ("self.query = nn.Linear(n_embd, head_size, bias=False)",
+             "self.key = nn.Linear(n_embd, head_size, bias=False)"),
+            ("self.query = nn.Linear(n_embd, head_size)",
+             "self.key = nn.Linear(n_embd, head_size)"),
+            "query and key left with nn.Linear's default bias",
+            diagnosis="ex3.bias", caught_by=("test_no_bias",)),
+    Mistake("times_sqrt", "ex4_scaling",
+            "weights = weights * head_size ** -0.5", "weights = weights / head_size ** -0.5",
+            "divided by head_size ** -0.5: multiplied by √head_size",
+            diagnosis="ex4.times_sqrt_head_size",
+            caught_by=("test_variance_is_about_one", "test_matches_reference")),
+    Mistake("scale_by_B", "ex4_scaling",
+            "weights = weights * head_size ** -0.5", "weights = weights * q.shape[0] ** -0.5",
+            "scaled by the batch size (q.shape[0]) instead of head_size",
+            diagnosis="ex4.scaled_by_B",
+            caught_by=("test_variance_is_about_one", "test_matches_reference")),
+    Mistake("dot_T", "ex4_scaling",
+            "weights = q @ k.transpose(-2, -1)", "weights = q @ k.T",
+            "k.T on a 3-D tensor reverses all three dimensions",
+            diagnosis="ex4.T_on_3d"),
+    Mistake("head_size_undefined", "ex4_scaling",
+            "    head_size = q.shape[-1]\n", "",
+            "head_size used but never defined in attention_scores",
+            diagnosis="ex4.head_size_undefined"),
+    Mistake("k_at_q_not_scaled", "ex4_scaling",
+            ("weights = q @ k.transpose(-2, -1)", "weights = weights * head_size ** -0.5"),
+            ("weights = k @ q.transpose(-2, -1)", "weights = weights"),
+            "two slips: k @ qᵀ, and not scaled",
+            diagnosis="ex4.k_at_q+not_scaled",
+            caught_by=("test_variance_is_about_one", "test_matches_reference")),
+    Mistake("softmax_no_dim", "ex5_causal_mask",
+            "F.softmax(weights, dim=-1)", "F.softmax(weights)",
+            "softmax without dim: PyTorch picks dim 0, the batch",
+            diagnosis="ex5.softmax_no_dim", caught_by=("test_rows_sum_to_one",)),
+    Mistake("log_softmax", "ex5_causal_mask",
+            "F.softmax(weights, dim=-1)", "F.log_softmax(weights, dim=-1)",
+            "log_softmax instead of softmax",
+            diagnosis="ex5.log_softmax", caught_by=("test_rows_sum_to_one",)),
+    Mistake("T_from_batch", "ex5_causal_mask",
+            "T = scores.shape[-1]", "T = scores.shape[0]",
+            "the mask sized by scores.shape[0], the batch size",
+            diagnosis="ex5.mask_sized_by_B"),
+    Mistake("detached", "ex5_causal_mask",
+            "weights = F.softmax(weights, dim=-1)  #",
+            "weights = F.softmax(weights, dim=-1).detach()  #",
+            "the weights detached: right values, no gradient",
+            diagnosis="ex5.detached", caught_by=("test_jacobian",)),
+    Mistake("mask_bool_inverted", "ex5_causal_mask",
+            'masked_fill(tril == 0, float("-inf"))', 'masked_fill(tril.bool(), float("-inf"))',
+            "masked where tril is 1 (tril.bool()): the mask inverted",
+            diagnosis="ex5.inverted_mask", caught_by=("test_rows_sum_to_one",)),
+    Mistake("zero_fill_dim1", "ex5_causal_mask",
+            ('masked_fill(tril == 0, float("-inf"))', "F.softmax(weights, dim=-1)"),
+            ("masked_fill(tril == 0, 0)", "F.softmax(weights, dim=1)"),
+            "two slips: the future filled with 0, and softmax over dim 1",
+            diagnosis="ex5.masked_with_zero+softmax_dim1",
+            caught_by=("test_rows_sum_to_one", "test_matches_reference")),
+    Mistake("triu_zero_fill", "ex5_causal_mask",
+            ("tril = torch.tril(torch.ones(T, T))", 'masked_fill(tril == 0, float("-inf"))'),
+            ("tril = torch.triu(torch.ones(T, T))", "masked_fill(tril == 0, 0.0)"),
+            "two slips: triu, and the masked scores filled with 0",
+            diagnosis="ex5.masked_with_zero+triu",
+            caught_by=("test_future_is_zero", "test_matches_reference")),
+    Mistake("not_scaled_zero_fill", "ex6_head",
+            ("q @ k.transpose(-2, -1) * head_size ** -0.5", 'float("-inf"))  # 屏蔽未来'),
+            ("q @ k.transpose(-2, -1)", "0.0)  # 屏蔽未来"),
+            "two slips: not scaled, and the future filled with 0",
+            diagnosis="ex6.masked_with_zero+not_scaled",
+            caught_by=("test_causal_for_every_token", "test_matches_reference")),
+    Mistake("weights_at_k", "ex6_head",
+            "out = weights @ v  #", "out = weights @ k  #",
+            "the weights applied to the keys instead of the values",
+            diagnosis="ex6.weights_at_k",
+            caught_by=("test_first_position_sees_itself", "test_matches_reference")),
+    Mistake("q_k_layers_swapped", "ex6_head",
+            ("q = self.query(x)  #", "k = self.key(x)  #"),
+            ("q = self.key(x)  #", "k = self.query(x)  #"),
+            "q made by self.key and k by self.query: the scores transposed",
+            diagnosis="ex6.k_at_q", caught_by=("test_matches_reference",)),
+    Mistake("softmax_no_dim", "ex6_head",
+            "F.softmax(weights, dim=-1)", "F.softmax(weights)",
+            "softmax without dim inside the head: over the batch",
+            diagnosis="ex6.softmax_no_dim", caught_by=("test_causal_for_every_token",)),
+    Mistake("head_size_undefined", "ex6_head",
+            "        head_size = q.shape[-1]\n", "",
+            "head_size (an __init__ argument) used in forward without being defined there",
+            diagnosis="ex6.head_size_undefined"),
+    Mistake("detached_softmax", "ex6_head",
+            "weights = F.softmax(weights, dim=-1)  #",
+            "weights = F.softmax(weights, dim=-1).detach()  #",
+            "the attention weights detached: query and key cannot learn",
+            diagnosis="ex6.detached", caught_by=("test_gradients_match_reference",)),
+    Mistake("three_slips", "ex6_head",
+            ("q @ k.transpose(-2, -1) * head_size ** -0.5", 'float("-inf"))  # 屏蔽未来',
+             "F.softmax(weights, dim=-1)"),
+            ("q @ k.transpose(-2, -1)", "0.0)  # 屏蔽未来", "F.softmax(weights, dim=1)"),
+            "three slips: not scaled, the future filled with 0, softmax over dim 1",
+            diagnosis="ex6.masked_with_zero+not_scaled+softmax_dim1",
+            caught_by=("test_causal_for_every_token", "test_matches_reference")),
+    # -- written by hand as a learner would, outside the catalogue, then added to it ------------
+    Mistake("head_size_not_sqrt_zero_fill", "ex6_head",
+            ("q @ k.transpose(-2, -1) * head_size ** -0.5", 'float("-inf"))  # 屏蔽未来'),
+            ("q @ k.transpose(-2, -1) / head_size", "0)  # 屏蔽未来"),
+            "two slips: divided by head_size, and the future filled with 0",
+            diagnosis="ex6.head_size_not_sqrt+masked_with_zero",
+            caught_by=("test_causal_for_every_token", "test_matches_reference")),
+    Mistake("scaled_by_T_weights_at_q", "ex6_head",
+            ("* head_size ** -0.5", "out = weights @ v  #"),
+            ("* T ** -0.5", "out = weights @ q  #"),
+            "two slips: scaled by T, and the weights applied to the queries",
+            diagnosis="ex6.scaled_by_T+weights_at_q",
+            caught_by=("test_first_position_sees_itself", "test_matches_reference")),
+    Mistake("arange_as_a_row", "ex2_averaging",
+            "tril / tril.sum(dim=1, keepdim=True)", "tril / torch.arange(1, T + 1)",
+            "the counts 1…T broadcast as a row: column j divided by j+1",
+            diagnosis="ex2.sums_broadcast_as_a_row",
+            caught_by=("test_rows_sum_to_one", "test_row_i_is_one_over_i_plus_one")),
+    Mistake("size_minus_one", "ex4_scaling",
+            "weights = weights * head_size ** -0.5", "weights = weights / q.size(-1)",
+            "divided by q.size(-1), head_size itself, not its square root",
+            diagnosis="ex4.head_size_not_sqrt",
+            caught_by=("test_variance_is_about_one", "test_matches_reference")),
+    Mistake("where_zero", "ex5_causal_mask",
+            'weights = scores.masked_fill(tril == 0, float("-inf"))',
+            "weights = torch.where(tril == 0, 0, scores)",
+            "torch.where puts 0 in the future instead of −∞",
+            diagnosis="ex5.masked_with_zero",
+            caught_by=("test_future_is_zero", "test_matches_reference")),
 ]
 
 
@@ -288,16 +467,26 @@ def materialise_together(mistakes, folders, target):
     for mistake in mistakes:
         path = Path(target) / f"{mistake.exercise}.py"
         text = path.read_text(encoding="utf-8")
-        count = text.count(mistake.old)
-        if count != 1:
-            raise AssertionError(f"{mistake_id(mistake)}: the text to replace occurs {count} times "
-                                 f"in solutions/{mistake.exercise}.py (must be once): update the "
-                                 "fixture")
-        path.write_text(text.replace(mistake.old, mistake.new), encoding="utf-8")
+        for old, new in edits(mistake):
+            count = text.count(old)
+            if count != 1:
+                raise AssertionError(f"{mistake_id(mistake)}: the text to replace occurs {count} "
+                                     f"times in solutions/{mistake.exercise}.py (must be once): "
+                                     "update the fixture")
+            text = text.replace(old, new)
+        path.write_text(text, encoding="utf-8")
     for folder in folders:
         for file in folder.iterdir():
             if file.is_file():
                 shutil.copy(file, Path(target) / file.name)
+
+
+def edits(mistake):
+    """[(old, new), …]: a mistake's edits, made one after the other."""
+    if isinstance(mistake.old, str):
+        return [(mistake.old, mistake.new)]
+    assert len(mistake.old) == len(mistake.new), mistake_id(mistake)
+    return list(zip(mistake.old, mistake.new))
 
 
 def one_per_exercise(fixtures, exercise_of):

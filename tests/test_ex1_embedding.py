@@ -62,8 +62,8 @@ def sizes(shape):
 
 @public(2)
 def test_shape(submission):
-    """forward gives one n_embd vector per token: (B, T, n_embd)
-    forward 为每个字给出一个 n_embd 维向量：(B, T, n_embd)"""
+    """forward gives one n_embd vector per token, (B, T, n_embd), of finite numbers
+    forward 为每个字给出一个 n_embd 维向量，形状 (B, T, n_embd)，都是有限的数"""
     for shape in SHAPES:
         expect_tensor(submission(embed, **sizes(shape)), "forward(idx)",
                       (shape["B"], shape["T"], shape["n_embd"]), ("B", "T", "n_embd"))
@@ -145,19 +145,41 @@ def diagnose(probe):
                          "The vectors are not rows of self.token_embedding_table: build the table "
                          "once in __init__, keep it on self, and only look it up in forward (a "
                          "table made in forward is new at every call and never trained)")
-    outcomes = probe.submission(out_of_range, **sizes(shape))
-    if "" in outcomes:
+    outcomes = probe.submission(out_of_range, **sizes(shape))  # for ids vocab_size, +3, −1
+    if outcomes == ["IndexError", "IndexError", ""]:
+        return Diagnosis("ex1.negative_ids",
+                         "太大的编号会报 IndexError，编号 −1 却悄悄得到了结果：直接对张量取下标（例如 "
+                         "self.token_embedding_table.weight[idx]）会像 Python 一样从末尾数，−1 就是最后一行。"
+                         "用 nn.Embedding 本身查表：self.token_embedding_table(idx)，它对负数编号也报 IndexError",
+                         "Ids that are too large raise IndexError, but id −1 quietly gives a "
+                         "result: indexing a tensor directly (self.token_embedding_table.weight[idx], "
+                         "say) counts from the end as Python does, so −1 is the last row. Look ids "
+                         "up with the nn.Embedding itself, self.token_embedding_table(idx): it "
+                         "raises IndexError for negative ids too")
+    if outcomes == ["", "", ""]:
         return Diagnosis("ex1.wrapped_ids",
-                         "词表之外的编号被折回了范围内（例如 idx % vocab_size）。这样的编号说明数据有错，"
+                         "词表之外的编号被换成了范围内的编号（例如 idx % vocab_size 或 clamp）。这样的编号说明数据有错，"
                          "应当让 nn.Embedding 报 IndexError，而不是悄悄换成另一个字",
-                         "Ids outside the vocabulary are wrapped into range (idx % vocab_size, say). "
-                         "Such an id means the data is wrong: let nn.Embedding raise IndexError "
-                         "instead of quietly turning it into another character")
+                         "Ids outside the vocabulary are turned into ids in range (idx % vocab_size "
+                         "or a clamp, say). Such an id means the data is wrong: let nn.Embedding "
+                         "raise IndexError instead of quietly turning it into another character")
     return None
 
 
 def diagnose_error(error):
-    if error.get("key") == "embedding_shape":
+    if error.get("key") != "embedding_shape":
+        return None
+    shape, vocab_size, n_embd = tuple(error["shape"]), error["vocab_size"], error["n_embd"]
+    if shape == (vocab_size, vocab_size):
+        return Diagnosis("ex1.vocab_by_vocab",
+                         f"表是 vocab_size × vocab_size = {vocab_size} × {vocab_size} 的：那是 Bigram 模型的表，"
+                         "那里每一行是下一个字的分数。这里每个字要变成一个长度为 n_embd 的向量："
+                         "nn.Embedding(vocab_size, n_embd)",
+                         f"The table is vocab_size × vocab_size = {vocab_size} × {vocab_size}: "
+                         "that is the bigram model's table, whose rows were the next character's "
+                         "scores. Here each character becomes a vector of n_embd numbers: "
+                         "nn.Embedding(vocab_size, n_embd)")
+    if shape == (n_embd, vocab_size):
         return Diagnosis("ex1.swapped_dims",
                          "表的两个维度写反了：nn.Embedding 的第一个参数是表的行数 vocab_size（每个字一行），"
                          "第二个是每行的长度 n_embd",

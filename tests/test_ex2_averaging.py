@@ -2,8 +2,9 @@
 import torch
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, SHOULD_BE, Diagnosis, close, expect_close, expect_no_loop, \
-    expect_tensor, fail, hidden, operations, public, randn, upper_triangle
+from grading.testkit import SHAPES, SHOULD_BE, Diagnosis, Way, close, expect_close, \
+    expect_no_loop, expect_tensor, fail, hidden, named_slips, operations, public, randn, \
+    upper_triangle
 
 LENGTHS = (1, 5, 8)
 HINTS = [
@@ -98,8 +99,8 @@ def test_future_is_zero(submission):
 
 @public(2)
 def test_row_i_is_one_over_i_plus_one(submission):
-    """averaging_matrix: row 1 is [1, 0, …], row i is 1/(i+1) on its first i+1 entries
-    averaging_matrix：第 1 行是 [1, 0, …]，第 i 行的前 i+1 个数都是 1/(i+1)"""
+    """averaging_matrix: row 0 is [1, 0, …], row i is 1/(i+1) on its first i+1 entries
+    averaging_matrix：第 0 行是 [1, 0, …]，第 i 行的前 i+1 个数都是 1/(i+1)"""
     for T in LENGTHS:
         weights = checked_matrix(submission(matrix, T=T), T)
         counts = torch.arange(1, T + 1, dtype=torch.float64)
@@ -172,34 +173,79 @@ def test_average_matches_reference(compare):
 
 # -- diagnoses ------------------------------------------------------------------------------------
 
+# The mistake space of averaging_matrix: which 0/1 matrix, and how its rows are made to average
+# (the lesson's way first). A way of "normalise" maps the (T, T) 0/1 matrix to the weights.
+
+def ones_matrix(T):
+    return torch.ones(T, T, dtype=torch.float64)
+
+
+AVERAGING_STEPS = {
+    "triangle": [
+        Way("tril", lambda T: torch.tril(ones_matrix(T))),
+        Way("upper_triangular", lambda T: torch.triu(ones_matrix(T)),
+            "矩阵是上三角的：每个位置平均的是它自己和它之后的位置，也就是未来。用 torch.tril（下三角），不是 torch.triu",
+            "The matrix is upper-triangular: each position averages itself and what comes after "
+            "it, the future. Use torch.tril (lower), not torch.triu"),
+        Way("all_ones", ones_matrix,
+            "平均矩阵里每个位置都平均了全部 T 个位置，连未来也算进去了。要从下三角的全 1 矩阵 tril 出发，"
+            "第 i 行只有前 i+1 个位置为 1（对全是 0 的矩阵做 softmax 也是这个结果：未来要填 −∞，不是 0）",
+            "Each position averages all T positions, the future included. Start from the "
+            "lower-triangular tril, whose row i has 1s only in its first i+1 places (a softmax "
+            "of a matrix of 0s gives the same: the future must be −∞, not 0)"),
+    ],
+    "normalise": [
+        Way("row_sums", lambda m: m / m.sum(dim=1, keepdim=True)),
+        Way("column_normalised", lambda m: m / m.sum(dim=0, keepdim=True),
+            "归一化沿错了方向：现在是每一列之和为 1。第 i 行是位置 i 的权重，要让每一行之和为 1，按行求和："
+            "sum(dim=1, keepdim=True)",
+            "Normalised along the wrong direction: each column sums to 1 now. Row i holds "
+            "position i's weights, so each row must sum to 1: sum over dim=1, with "
+            "keepdim=True"),
+        Way("sums_broadcast_as_a_row", lambda m: m / m.sum(dim=1),
+            "每行之和被沿错了方向广播：tril.sum(dim=1) 不加 keepdim=True 的形状是 (T,)，除以它时第 j 列被除以第 j 行的和，"
+            "而不是第 i 行被除以它自己的和。保留那一维：tril.sum(dim=1, keepdim=True)"
+            "（用 torch.arange(1, T+1) 也一样要加 [:, None]）",
+            "The row sums were broadcast the wrong way: tril.sum(dim=1) without keepdim=True has "
+            "shape (T,), and dividing by it divides column j by row j's sum instead of row i by "
+            "its own. Keep the dimension: tril.sum(dim=1, keepdim=True) (a torch.arange(1, T+1) "
+            "needs [:, None] the same way)"),
+        Way("divided_by_T", lambda m: m / m.shape[0],
+            "每一行都除以了 T：只有最后一行的和是 1。第 i 行平均的是 i+1 个位置，要除以这一行自己的和：tril.sum(dim=1, "
+            "keepdim=True)",
+            "Every row was divided by T: only the last row sums to 1. Row i averages i+1 "
+            "positions, so divide it by its own sum: tril.sum(dim=1, keepdim=True)"),
+        Way("off_by_one", lambda m: m / torch.arange(m.shape[0], dtype=m.dtype)[:, None],
+            "第 i 行除以的是 i，而不是 i+1（torch.arange(T) 从 0 开始数），于是第 0 行除以了 0。第 i 行平均的是 "
+            "i+1 个位置：torch.arange(1, T + 1)[:, None]，或者 tril.sum(dim=1, keepdim=True)",
+            "Row i was divided by i instead of i+1 (torch.arange(T) counts from 0), so row 0 "
+            "was divided by 0. Row i averages i+1 positions: torch.arange(1, T + 1)[:, None], or "
+            "tril.sum(dim=1, keepdim=True)"),
+        Way("softmax_of_zeros_and_ones", lambda m: torch.softmax(m, dim=-1),
+            "权重是 0/1 矩阵 tril 直接做 softmax：softmax 把 0 变成 e⁰，并不是 0，未来仍然分到了权重，"
+            "过去的权重也不相等。课文的第三种写法先把未来填成 −∞：torch.zeros(T, T).masked_fill(tril == 0, "
+            "float('-inf'))，再 softmax",
+            "The weights are a softmax of the 0/1 matrix tril itself: softmax turns 0 into e⁰, "
+            "not 0, so the future keeps weight and the past is not weighted equally. The "
+            "lesson's third version fills the future with −∞ first: torch.zeros(T, "
+            "T).masked_fill(tril == 0, float('-inf')), then softmax"),
+        Way("not_normalised", lambda m: m,
+            "行没有归一化：用的是 tril 本身，位置 i 得到的是前 i+1 个向量的和，而不是平均。每一行除以这一行的和："
+            "tril.sum(dim=1, keepdim=True)",
+            "The rows are not normalised: tril itself gives position i the sum of the first i+1 "
+            "vectors, not their mean. Divide each row by its sum: tril.sum(dim=1, "
+            "keepdim=True)"),
+    ],
+}
+
+
 def diagnose(probe):
     T = 5
     got, _ = probe(matrix, T=T)
-    if isinstance(got, torch.Tensor) and tuple(got.shape) == (T, T):
-        w, lower = got.double(), torch.tril(torch.ones(T, T, dtype=torch.bool))
-        if close(w, torch.full((T, T), 1.0 / T, dtype=torch.float64)):
-            return Diagnosis("ex2.all_ones",
-                             "平均矩阵的每个数都是 1/T：每个位置平均了全部 T 个位置，连未来也算进去了。"
-                             "要从下三角的全 1 矩阵 tril 出发，第 i 行只有前 i+1 个位置为 1",
-                             "Every entry of the averaging matrix is 1/T: each position averages "
-                             "all T positions, the future included. Start from the "
-                             "lower-triangular tril, whose row i has 1s only in its first i+1 "
-                             "places")
-        if (w[~lower].abs() > 1e-6).any() and (w[lower & ~torch.eye(T, dtype=torch.bool)] == 0).all():
-            return Diagnosis("ex2.upper_triangular",
-                             "矩阵是上三角的：每个位置平均的是它自己和它之后的位置，也就是未来。"
-                             "用 torch.tril（下三角），不是 torch.triu",
-                             "The matrix is upper-triangular: each position averages itself and "
-                             "what comes after it, the future. Use torch.tril (lower), not "
-                             "torch.triu")
-        if close(w.sum(dim=0), torch.ones(T, dtype=torch.float64)) and \
-                not close(w.sum(dim=1), torch.ones(T, dtype=torch.float64)):
-            return Diagnosis("ex2.column_normalised",
-                             "归一化沿错了方向：现在是每一列之和为 1。第 i 行是位置 i 的权重，要让每一行之和"
-                             "为 1，按行求和：sum(dim=1, keepdim=True)",
-                             "Normalised along the wrong direction: each column sums to 1 now. Row "
-                             "i holds position i's weights, so each row must sum to 1: sum over "
-                             "dim=1, with keepdim=True")
+    weights_made_by = lambda pick: pick["normalise"](pick["triangle"](T))  # noqa: E731
+    found = named_slips(AVERAGING_STEPS, [(got, weights_made_by)], "ex2.", most=2)
+    if found:
+        return found
     x_shape = dict(B=2, T=T, C=T)  # C == T: x @ weights runs, silently wrong
     got, _ = probe(average, **x_shape)
     x = probe.inputs(draw, **x_shape).double()
@@ -207,6 +253,8 @@ def diagnose(probe):
     weights = weights / weights.sum(dim=1, keepdim=True)
     if close(got, x @ weights):
         return X_AT_WEIGHTS
+    if not close(got, weights @ x):  # the loop's diagnosis says that the values are right
+        return None
     counts = probe.submission(calls, C=SHAPES[0]["n_embd"])
     if len({c["operators"] for c in counts.values()}) > 1 \
             or probe.source.loops("average_context"):

@@ -1,9 +1,11 @@
 """Exercise 4 · scaled dot-product scores (缩放): q @ kᵀ · head_size^-0.5, shape (B, T, T)."""
+import re
+
 import torch
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Diagnosis, close, operations, expect_built_yourself, \
-    expect_close, expect_tensor, fail, hidden, public, randn, shortcut_diagnosis
+from grading.testkit import SHAPES, Diagnosis, Way, operations, expect_built_yourself, \
+    expect_close, expect_tensor, fail, hidden, named_slips, public, randn, shortcut_diagnosis
 
 # Many scores, so that their variance is estimated within a few percent; head sizes drawn afresh
 # each run, one small and one large, and far from T (scaling by √T must not pass by chance).
@@ -61,8 +63,8 @@ def shapes():
 
 @public(3)
 def test_shape(submission):
-    """scores have shape (B, T, T): one score per pair of positions
-    分数的形状是 (B, T, T)：每一对位置一个分数"""
+    """scores have shape (B, T, T), one finite score per pair of positions
+    分数的形状是 (B, T, T)：每一对位置一个有限的分数"""
     for shape in shapes():
         expect_tensor(submission(scores, **shape), "attention_scores(q, k)",
                       (shape["B"], shape["T"], shape["T"]), ("B", "T", "T"))
@@ -107,13 +109,61 @@ def test_matches_reference(compare):
 
 
 # -- diagnoses ------------------------------------------------------------------------------------
+# The mistake space of attention_scores: which product, and what it is scaled by (the lesson's way
+# first). Exercise 6's head reuses these steps. A scale is a function of the sizes n = {"B", "T",
+# "C", "head_size"} (C, n_embd, only inside the head).
+
+SCORE_STEPS = {
+    "product": [
+        Way("q_at_k", lambda q, k: q @ k.transpose(-2, -1)),
+        Way("k_at_q", lambda q, k: k @ q.transpose(-2, -1),
+            "分数表被转置了：算的是 k @ qᵀ。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的键的点积：q @ kᵀ",
+            "The table of scores is transposed: k @ qᵀ was computed. Row i, column j is query i "
+            "dotted with key j: q @ kᵀ"),
+    ],
+    "scale": [
+        Way("sqrt_head_size", lambda n: n["head_size"] ** -0.5),
+        Way("not_scaled", lambda n: 1.0,
+            "分数没有缩放，是 q @ kᵀ 本身：数值会随 head_size 变大，softmax 会变得过于极端。乘以 head_size ** -0.5",
+            "The scores are not scaled, just q @ kᵀ: they grow with head_size and the softmax "
+            "becomes too extreme. Multiply by head_size ** -0.5"),
+        Way("head_size_not_sqrt", lambda n: n["head_size"] ** -1.0,
+            "除以的是 head_size，而不是它的平方根：分数被压得太小，方差约为 1/head_size。乘以 head_size ** -0.5",
+            "Divided by head_size instead of its square root: the scores come out too small, "
+            "variance ≈ 1/head_size. Multiply by head_size ** -0.5"),
+        Way("times_sqrt_head_size", lambda n: n["head_size"] ** 0.5,
+            "分数乘上了 √head_size，而不是除以它（写成了 head_size ** 0.5，或者除以 head_size ** -0.5）："
+            "分数反而被放大了。乘以 head_size ** -0.5，即除以 head_size 的平方根",
+            "The scores were multiplied by √head_size instead of divided by it (head_size ** 0.5, "
+            "or a division by head_size ** -0.5): they grow instead of shrinking. Multiply by "
+            "head_size ** -0.5, that is divide by the square root of head_size"),
+        Way("scaled_by_T", lambda n: n["T"] ** -0.5,
+            "除以的是 √T（序列长度 q.shape[1]），而不是 √head_size（向量长度 q.shape[-1]）。点积随向量长度变大，"
+            "所以按 head_size 缩放",
+            "Scaled by √T (the sequence length, q.shape[1]) instead of √head_size (the vector "
+            "length, q.shape[-1]). Dot products grow with the vector length, so scale by "
+            "head_size"),
+        Way("scaled_by_B", lambda n: n["B"] ** -0.5,
+            "除以的是 √B（批量大小 q.shape[0]），而不是 √head_size（向量长度 q.shape[-1]）。点积随向量长度变大，"
+            "所以按 head_size 缩放",
+            "Scaled by √B (the batch size, q.shape[0]) instead of √head_size (the vector length, "
+            "q.shape[-1]). Dot products grow with the vector length, so scale by head_size"),
+    ],
+}
+
+
+def scaled_scores(q, k, pick, n):
+    """The scores (B, T, T) that the ways in `pick` make of q and k (float64, in the judge)."""
+    return pick["product"](q, k) * pick["scale"](n)
+
+
+DIAGNOSE_SHAPE = dict(B=2, T=5, head_size=8)  # T != head_size != B, no one a square of another
+
 
 def diagnose(probe):
-    shape = dict(B=2, T=5, head_size=8)  # T != head_size, and neither is a square of the other
-    B, T, H = shape["B"], shape["T"], shape["head_size"]
+    shape = DIAGNOSE_SHAPE
+    B, H = shape["B"], shape["head_size"]
     got, _ = probe(scores, **shape)
-    inputs = probe.inputs(draw, **shape)
-    dots = inputs["q"].double() @ inputs["k"].double().transpose(-2, -1)  # (B, T, T)
     if hasattr(got, "shape") and tuple(got.shape) == (B, H, H):
         return Diagnosis("ex4.transposed_q",
                          f"分数的形状是 (B, head_size, head_size) = ({B}, {H}, {H})：转置的是 q 而不是 k。"
@@ -121,27 +171,48 @@ def diagnose(probe):
                          f"The scores have shape (B, head_size, head_size) = ({B}, {H}, {H}): q "
                          "was transposed instead of k. The lesson's product is q @ kᵀ, "
                          "q @ k.transpose(-2, -1), which is (B, T, T)")
-    known = [
-        (dots, "ex4.not_scaled",
-         "分数没有缩放，是 q @ kᵀ 本身：数值会随 head_size 变大，softmax 会变得过于极端。乘以 head_size ** -0.5",
-         "The scores are not scaled, just q @ kᵀ: they grow with head_size and the softmax "
-         "becomes too extreme. Multiply by head_size ** -0.5"),
-        (dots / H, "ex4.head_size_not_sqrt",
-         "除以的是 head_size，而不是它的平方根：分数被压得太小，方差约为 1/head_size。乘以 head_size ** -0.5",
-         "Divided by head_size instead of its square root: the scores come out too small, "
-         "variance ≈ 1/head_size. Multiply by head_size ** -0.5"),
-        (dots / T ** 0.5, "ex4.scaled_by_T",
-         "除以的是 √T（序列长度 q.shape[1]），而不是 √head_size（向量长度 q.shape[-1]）。点积随向量长度变大，"
-         "所以按 head_size 缩放",
-         "Scaled by √T (the sequence length, q.shape[1]) instead of √head_size (the vector "
-         "length, q.shape[-1]). Dot products grow with the vector length, so scale by head_size"),
-        ((dots / H ** 0.5).transpose(-2, -1), "ex4.k_at_q",
-         "分数表被转置了：算的是 k @ qᵀ。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的键的点积：q @ kᵀ",
-         "The table of scores is transposed: k @ qᵀ was computed. Row i, column j is query i "
-         "dotted with key j: q @ kᵀ"),
-    ]
-    for want, key, zh, en in known:
-        if close(got, want):
-            return Diagnosis(key, zh, en)
+
+    def draws():  # the learner's scores and the judge's computation of them, draw after draw
+        learner = got
+        for _ in range(2):
+            inputs = probe.inputs(draw, **shape)
+            q, k = inputs["q"].double(), inputs["k"].double()
+            yield learner, lambda pick, q=q, k=k: scaled_scores(q, k, pick, shape)
+            learner, _ = probe(scores, **shape)
+    found = named_slips(SCORE_STEPS, draws(), "ex4.", most=2)
+    if found:
+        return found
     return shortcut_diagnosis(probe.submission(calls, head_size=H), probe.source.attention(),
                               "ex4.shortcut")
+
+
+def transposed_3d(error, exercise):
+    """`k.T` on a (B, T, head_size) tensor: it reverses all three dimensions."""
+    frames = error.get("frames", [])
+    line = frames[-1][3] if frames and len(frames[-1]) > 3 else ""
+    if re.search(r"\w\.T\b", line) and "must match the size" in error.get("message", ""):
+        return Diagnosis(f"{exercise}.T_on_3d",
+                         "k.T 作用在三维的 (B, T, head_size) 张量上，会把三个维度全部倒过来，变成 (head_size, T, B)，"
+                         "而不只是交换最后两维（PyTorch 也会警告：x.T 用在非二维张量上已被弃用）。"
+                         "要交换最后两维：k.transpose(-2, -1)，或者 k.mT",
+                         "k.T on a 3-D (B, T, head_size) tensor reverses all three dimensions, "
+                         "giving (head_size, T, B), not just the last two (PyTorch warns that x.T "
+                         "on tensors that are not 2-D is deprecated). Swap the last two: "
+                         "k.transpose(-2, -1), or k.mT")
+    return None
+
+
+def undefined_head_size(error, exercise, zh_where, en_where):
+    if error.get("type") == "NameError" and "'head_size'" in error.get("message", ""):
+        return Diagnosis(f"{exercise}.head_size_undefined",
+                         f"head_size 没有定义：{zh_where}",
+                         f"head_size is not defined: {en_where}")
+    return None
+
+
+def diagnose_error(error):
+    return transposed_3d(error, "ex4") or undefined_head_size(
+        error, "ex4",
+        "attention_scores 只拿到 q 和 k，head_size 是它们最后一维的长度：head_size = q.shape[-1]",
+        "attention_scores gets only q and k, and head_size is the length of their last "
+        "dimension: head_size = q.shape[-1]")

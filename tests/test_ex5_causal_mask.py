@@ -1,10 +1,12 @@
 """Exercise 5 · the causal mask (因果掩码): future scores → −∞ before softmax over the last dim."""
+import re
+
 import torch
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, SHOULD_BE, Diagnosis, close, expect_built_yourself, \
-    expect_close, expect_row_gradients, expect_tensor, fail, hidden, operations, public, randn, \
-    row_gradients, shortcut_diagnosis, upper_triangle
+from grading.testkit import SHAPES, SHOULD_BE, Diagnosis, Way, expect_built_yourself, \
+    expect_close, expect_row_gradients, expect_tensor, fail, hidden, lesson, named_slips, \
+    operations, public, randn, row_gradients, same, shortcut_diagnosis, upper_triangle
 
 SHAPE_NAMES = ("B", "T", "T")
 HINTS = [
@@ -82,8 +84,8 @@ def checked(value, B, T):
 
 @public(2)
 def test_shape(submission):
-    """the weights keep the scores' shape (B, T, T)
-    权重保持分数的形状 (B, T, T)"""
+    """the weights keep the scores' shape (B, T, T) and are finite numbers
+    权重保持分数的形状 (B, T, T)，而且都是有限的数"""
     for shape in shapes():
         checked(submission(weights, **shape), **shape)
 
@@ -191,51 +193,97 @@ def test_matches_reference(compare):
 
 
 # -- diagnoses ------------------------------------------------------------------------------------
+# The mistake space of causal_softmax: the lesson's five choices, each with the slips learners make
+# (the lesson's way first). Exercise 6's head reuses these steps for its own mask and softmax.
 
-def known_mistakes(scores):
-    """What each known mistake makes of these scores (B, T, T), computed here in the judge."""
-    T = scores.shape[-1]
-    tril = torch.tril(torch.ones(T, T))
-    inf = float("-inf")
-    soft = torch.softmax
-    return [
-        (soft(scores.masked_fill(tril == 0, 0.0), -1), "ex5.masked_with_zero",
-         "未来的位置填的是 0 而不是 −∞：softmax(0) 不是 0，未来仍然分到了权重，于是每个位置都看到了它之后的字。"
-         "课文在 softmax 之前把未来填成 −∞（因果掩码）",
-         "The future is filled with 0 instead of −∞: softmax(0) is not 0, so the future keeps a "
-         "weight and every position sees what comes after it. The lesson fills future scores "
-         "with −∞ before softmax (因果掩码)"),
-        (soft(scores, -1), "ex5.no_mask",
-         "没有因果掩码：每一行都对所有位置做了 softmax，位置 i 看到了它之后的字——那是答案。在 softmax 之前"
-         "把 tril == 0 的位置填成 −∞",
-         "There is no causal mask: each row is a softmax over every position, so position i sees "
-         "the characters after it, which are the answer. Fill where tril == 0 with −∞ before "
-         "softmax"),
-        (soft(scores.masked_fill(torch.triu(torch.ones(T, T)) == 0, inf), -1), "ex5.triu",
-         "用了 torch.triu（上三角）而不是 torch.tril：被屏蔽的是过去，留下的是未来。位置 i 只能看它自己和它之前的字",
-         "torch.triu (upper) was used instead of torch.tril: the past is masked and the future "
-         "kept. Position i may see only itself and what came before it"),
-        (soft(scores, -1).masked_fill(tril == 0, 0.0), "ex5.mask_after_softmax",
-         "掩码放在了 softmax 之后：先 softmax 再清零，每一行之和就不再是 1，而且分母里仍然有未来的分数。"
-         "课文的顺序是先填 −∞，再 softmax",
-         "The mask comes after softmax: zeroing the future afterwards leaves rows that no longer "
-         "sum to 1, and the future still sits in each row's denominator. The lesson's order: fill "
-         "with −∞ first, then softmax"),
-        (soft(scores.masked_fill(tril == 0, inf), 1), "ex5.softmax_dim1",
-         "softmax 沿 dim=1（列的方向）做的：现在是每一列之和为 1。第 i 行是位置 i 的权重，要沿最后一维 dim=-1 做",
-         "softmax ran over dim=1 (down the columns): each column sums to 1 now. Row i holds "
-         "position i's weights: softmax over the last dimension, dim=-1"),
-        (soft(scores.masked_fill(tril == 1, inf), -1), "ex5.inverted_mask",
-         "掩码反了：填成 −∞ 的是 tril == 1 的位置，也就是过去和自己，留下的是未来；最后一行全是 −∞，"
-         "softmax 之后变成 NaN。要填的是 tril == 0 的位置",
-         "The mask is inverted: −∞ went where tril == 1, the past and the position itself, "
-         "leaving the future; the last row is all −∞ and turns into NaN after softmax. Fill where "
-         "tril == 0"),
-    ]
+def kept(upper, keep):
+    """(T, T) bool → True where a score is kept: the lower triangle (tril) or the upper (triu),
+    the positions where it is 1 (keep) or 0 (an inverted mask)."""
+    def mask(T):
+        ones = torch.ones(T, T)
+        return (torch.triu(ones) if upper else torch.tril(ones)) == (1 if keep else 0)
+    return mask
+
+
+MASK_STEPS = {
+    "mask": [
+        Way("tril", kept(upper=False, keep=True)),
+        Way("triu", kept(upper=True, keep=True),
+            "用了 torch.triu（上三角）而不是 torch.tril：被屏蔽的是过去，留下的是未来。位置 i 只能看它自己和它之前的字",
+            "torch.triu (upper) was used instead of torch.tril: the past is masked and the "
+            "future kept. Position i may see only itself and what came before it"),
+        Way("inverted_mask", kept(upper=False, keep=False),
+            "掩码反了：填成 −∞ 的是 tril == 1 的位置，也就是过去和自己，留下的是未来；最后一行全是 −∞，"
+            "softmax 之后变成 NaN。要填的是 tril == 0 的位置",
+            "The mask is inverted: −∞ went where tril == 1, the past and the position itself, "
+            "leaving the future; the last row is all −∞ and turns into NaN after softmax. Fill "
+            "where tril == 0"),
+        Way("no_mask", None,
+            "没有因果掩码：每一行都对所有位置做了 softmax，位置 i 看到了它之后的字——那是答案。在 softmax 之前"
+            "把 tril == 0 的位置填成 −∞",
+            "There is no causal mask: each row is a softmax over every position, so position i "
+            "sees the characters after it, which are the answer. Fill where tril == 0 with −∞ "
+            "before softmax"),
+    ],
+    "fill": [
+        Way("inf", float("-inf")),
+        Way("masked_with_zero", 0.0,
+            "未来的位置填的是 0 而不是 −∞：softmax(0) 不是 0，未来仍然分到了权重，于是每个位置都看到了它之后的字。"
+            "课文在 softmax 之前把未来填成 −∞（因果掩码）",
+            "The future is filled with 0 instead of −∞: softmax(0) is not 0, so the future keeps "
+            "a weight and every position sees what comes after it. The lesson fills future "
+            "scores with −∞ before softmax (因果掩码)"),
+    ],
+    "order": [
+        Way("before", "before"),
+        Way("mask_after_softmax", "after",
+            "掩码放在了 softmax 之后：先 softmax 再清零，每一行之和就不再是 1，而且分母里仍然有未来的分数。"
+            "课文的顺序是先填 −∞，再 softmax",
+            "The mask comes after softmax: zeroing the future afterwards leaves rows that no "
+            "longer sum to 1, and the future still sits in each row's denominator. The lesson's "
+            "order: fill with −∞ first, then softmax"),
+    ],
+    "dim": [
+        Way("last", -1),
+        Way("softmax_dim1", 1,
+            "softmax 沿 dim=1（列的方向）做的：现在是每一列之和为 1。第 i 行是位置 i 的权重，要沿最后一维 dim=-1 做",
+            "softmax ran over dim=1 (down the columns): each column sums to 1 now. Row i holds "
+            "position i's weights: softmax over the last dimension, dim=-1"),
+        Way("softmax_no_dim", 0,
+            "F.softmax 没有写 dim：对 (B, T, T) 的张量，PyTorch 会替你选 dim=0，也就是批量那一维（并给出警告），"
+            "于是同一位置的不同样本之间互相归一化。第 i 行是位置 i 的权重：写明 dim=-1",
+            "F.softmax was called without dim: on a (B, T, T) tensor PyTorch then picks dim=0, "
+            "the batch (and warns about it), so the samples are normalised against each other. "
+            "Row i holds position i's weights: say dim=-1"),
+    ],
+    "softmax": [
+        Way("softmax", torch.softmax),
+        Way("log_softmax", torch.log_softmax,
+            "用的是 log_softmax：它给出的是权重的对数（都不大于 0），每一行加起来不是 1。加权求和要的是权重本身：F.softmax",
+            "log_softmax was used: it gives the logarithms of the weights (none above 0), and "
+            "the rows do not sum to 1. A weighted sum needs the weights themselves: F.softmax"),
+    ],
+}
+
+
+def masked_weights(scores, pick):
+    """The weights that the ways in `pick` (a way's value for each of MASK_STEPS) make of the
+    scores (B, T, T), computed here in the judge."""
+    def soft(s):
+        return pick["softmax"](s, dim=pick["dim"])
+    if pick["mask"] is None:
+        return soft(scores)
+    keep = pick["mask"](scores.shape[-1])  # (T, T)
+    if pick["order"] == "after":
+        return soft(scores).masked_fill(~keep, 0.0)  # the future zeroed after softmax
+    return soft(scores.masked_fill(~keep, pick["fill"]))
+
+
+DIAGNOSE_SHAPE = dict(B=2, T=5)  # B != T: a mask sized by B, or a softmax over B, shows
 
 
 def diagnose(probe):
-    shape = dict(B=2, T=5)
+    shape = DIAGNOSE_SHAPE
     got, _ = probe(weights, **shape)
     if hasattr(got, "shape") and tuple(got.shape) == (shape["T"], shape["B"], shape["T"]):
         return Diagnosis("ex5.batch_axis",
@@ -244,10 +292,45 @@ def diagnose(probe):
                          "The output has shape (T, B, T): the batch dimension moved to the middle. "
                          "The weights keep the scores' shape (B, T, T); working on the whole batch "
                          "at once needs no loop over samples")
-    scores = probe.inputs(draw, **shape)
-    if isinstance(got, torch.Tensor):
-        for want, key, zh, en in known_mistakes(scores):
-            both_nan = torch.isnan(got.double()) & torch.isnan(want.double())
-            if close(torch.where(both_nan, 0, got.double()), torch.where(both_nan, 0, want.double())):
-                return Diagnosis(key, zh, en)
+    scores = probe.inputs(draw, **shape).double()
+
+    def draws():  # the learner's weights and the judge's computation of them, draw after draw
+        yield got, lambda pick: masked_weights(scores, pick)
+        again, _ = probe(weights, **shape)
+        other = probe.inputs(draw, **shape).double()
+        yield again, lambda pick: masked_weights(other, pick)
+    found = named_slips(MASK_STEPS, draws(), "ex5.", most=3)
+    if found:
+        return found
+    if same(got, masked_weights(scores, lesson(MASK_STEPS))) \
+            and probe.submission(gradients, T=shape["T"])["grad"] is None:
+        return Diagnosis("ex5.detached",
+                         "数值是对的，但权重不带梯度：causal_softmax 里用了 torch.no_grad()、.detach() 或 .data。"
+                         "在模型里，梯度要穿过 softmax 传回分数，查询和键才能学习",
+                         "The values are right, but the weights carry no gradient: torch.no_grad(), "
+                         ".detach() or .data inside causal_softmax. In a model the gradient must "
+                         "flow through the softmax back to the scores, or the queries and keys "
+                         "cannot learn")
     return shortcut_diagnosis(probe.submission(calls), probe.source.attention(), "ex5.shortcut")
+
+
+def mask_sized_by_batch(error, B, T, exercise):
+    """A mask made from the batch size: the size B met the size T where the mask meets the
+    scores (torch.tril(torch.ones(B, B)), self.tril[:B, :B], scores.shape[0] taken for T)."""
+    message, frames = error.get("message", ""), error.get("frames", [])
+    line = frames[-1][3] if frames and len(frames[-1]) > 3 else ""
+    if "must match the size" in message and re.search(r"tril|mask|masked_fill|where", line) \
+            and set(re.findall(r"\((\d+)\)", message)) == {str(B), str(T)}:
+        return Diagnosis(f"{exercise}.mask_sized_by_B",
+                         f"掩码的大小用了批量大小 B = {B}，而序列长度是 T = {T}：掩码要是 (T, T) 的，"
+                         "T 是分数的最后一维 scores.shape[-1]（或 x.shape[1]）；scores.shape[0] 是 B，"
+                         "样本的个数",
+                         f"The mask was sized by the batch size B = {B}, but the sequence has T = "
+                         f"{T} positions: the mask is (T, T), T being the scores' last dimension "
+                         "scores.shape[-1] (or x.shape[1]); scores.shape[0] is B, the number of "
+                         "samples")
+    return None
+
+
+def diagnose_error(error):
+    return mask_sized_by_batch(error, DIAGNOSE_SHAPE["B"], DIAGNOSE_SHAPE["T"], "ex5")

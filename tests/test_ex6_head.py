@@ -5,9 +5,13 @@ import torch
 import torch.nn as nn
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Diagnosis, close, draw_qkv, expect_built_yourself, \
-    expect_close, expect_no_loop, expect_row_gradients, expect_tensor, fail, hidden, operations, \
-    public, randn, row_gradients, set_linear, shortcut_diagnosis, trainable_shapes
+from grading.testkit import SHAPES, Diagnosis, Way, draw_qkv, expect_built_yourself, \
+    expect_close, expect_no_loop, expect_row_gradients, expect_tensor, fail, hidden, lesson, \
+    named_slips, operations, public, randn, row_gradients, same, set_linear, shortcut_diagnosis, \
+    trainable_shapes
+from test_ex3_qkv import layer_shape_diagnosis
+from test_ex4_scaling import SCORE_STEPS, scaled_scores, transposed_3d, undefined_head_size
+from test_ex5_causal_mask import MASK_STEPS, mask_sized_by_batch, masked_weights
 
 OUT_NAMES = ("B", "T", "head_size")
 WEIGHTS = ("query", "key", "value")
@@ -117,8 +121,8 @@ def checked(value, shape):
 
 @public(3)
 def test_shape(submission):
-    """forward gives (B, T, head_size), for T below block_size too
-    forward 给出 (B, T, head_size)，T 小于 block_size 时也一样"""
+    """forward gives (B, T, head_size) of finite numbers, for T below block_size too
+    forward 给出形状 (B, T, head_size)、都是有限的数的输出，T 小于 block_size 时也一样"""
     for shape in SHAPES:
         checked(submission(forward, **sizes(shape)), shape)
 
@@ -258,51 +262,90 @@ def test_gradients_match_reference(compare):
 
 # -- diagnoses ------------------------------------------------------------------------------------
 
-def attend(x, inputs, scale, fill=float("-inf"), mask=True):
-    """The head in the judge, with one thing changeable at a time: (B, T, head_size)."""
-    q, k = x @ inputs["query"].double().T, x @ inputs["key"].double().T
-    T = x.shape[1]
-    weights = q @ k.transpose(-2, -1) * scale
-    if mask:
-        weights = weights.masked_fill(torch.tril(torch.ones(T, T)) == 0, fill)
-    return torch.softmax(weights, dim=-1)
+# The mistake space of the head: exercise 3's layers, exercise 4's scores, exercise 5's mask and
+# softmax, and what the weights multiply (exercise 2's weighted sum); the lesson's way first.
+# Every mistake diagnosed in exercises 4 and 5 is so inside the head too, under the key ex6.….
+
+LAYER_TEXT = ("查询、键、值各司其职，各要一个自己的 nn.Linear：q = self.query(x)，k = self.key(x)，"
+              "v = self.value(x)",
+              "Query, key and value each do their own job and need an nn.Linear of their own: "
+              "q = self.query(x), k = self.key(x), v = self.value(x)")
+HEAD_STEPS = {
+    "layers": [
+        Way("qkv", lambda q, k, v: (q, k, v)),
+        Way("qkv_all_query", lambda q, k, v: (q, q, q),
+            "q、k、v 都是由 self.query 算出来的，三者完全相同。" + LAYER_TEXT[0],
+            "q, k and v all come out of self.query, so the three are the same. " + LAYER_TEXT[1]),
+        Way("qkv_all_key", lambda q, k, v: (k, k, k),
+            "q、k、v 都是由 self.key 算出来的，三者完全相同。" + LAYER_TEXT[0],
+            "q, k and v all come out of self.key, so the three are the same. " + LAYER_TEXT[1]),
+        Way("qkv_all_value", lambda q, k, v: (v, v, v),
+            "q、k、v 完全相同，都出自同一个层（这次检查设为 self.value 的那一个：三个名字指向同一个 nn.Linear，"
+            "或者三次都用了 self.value(x)）。" + LAYER_TEXT[0],
+            "q, k and v are the same, all out of one layer (the one this check set as "
+            "self.value: one nn.Linear under three names, or self.value(x) used three times). "
+            + LAYER_TEXT[1]),
+    ],
+    "product": [
+        SCORE_STEPS["product"][0],
+        Way("k_at_q", SCORE_STEPS["product"][1].value,
+            "分数表被转置了：算的是 k @ qᵀ（或者 q 和 k 用了对方的层）。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的"
+            "键的点积：q @ kᵀ，q = self.query(x)，k = self.key(x)",
+            "The table of scores is transposed: k @ qᵀ was computed (or q and k came out of each "
+            "other's layer). Row i, column j is query i dotted with key j: q @ kᵀ, with "
+            "q = self.query(x) and k = self.key(x)"),
+    ],
+    "scale": [*SCORE_STEPS["scale"], Way(
+        "scaled_by_n_embd", lambda n: n["C"] ** -0.5,
+        "缩放用的是 n_embd（字向量的长度 C），而不是 head_size（q、k 的长度）。点积是在 head_size 维的 "
+        "q、k 之间算的，所以乘以 head_size ** -0.5",
+        "The scaling uses n_embd (C, the length of the characters' vectors) instead of head_size "
+        "(the length of q and k). The dot products are between head_size-long q and k, so "
+        "multiply by head_size ** -0.5")],
+    **MASK_STEPS,
+    "values": [
+        Way("v", lambda x, q, k, v: v),
+        Way("weights_at_x", lambda x, q, k, v: x,
+            "输出是 weights @ x：加权求和的对象应当是值向量 v，不是字向量 x（所以输出是 head_size 维，不是 n_embd 维）",
+            "The output is weights @ x: the weighted sum is over the values v, not over the "
+            "characters' vectors x (so the output has head_size numbers, not n_embd)"),
+        Way("weights_at_k", lambda x, q, k, v: k,
+            "输出是 weights @ k：加权求和的对象应当是值向量 v = self.value(x)，不是键 k。键只用来打分，值才是交付的内容",
+            "The output is weights @ k: the weighted sum is over the values v = self.value(x), "
+            "not the keys k. Keys only score the match; the values are what is handed over"),
+        Way("weights_at_q", lambda x, q, k, v: q,
+            "输出是 weights @ q：加权求和的对象应当是值向量 v = self.value(x)，不是查询 q。查询只用来打分，值才是交付的内容",
+            "The output is weights @ q: the weighted sum is over the values v = self.value(x), "
+            "not the queries q. Queries only score the match; the values are what is handed "
+            "over"),
+    ],
+}
+
+
+def head_output(inputs, pick):
+    """What the ways in `pick` make of the inputs (float64, in the judge): (B, T, head_size)."""
+    x = inputs["x"].double()
+    q, k, v = pick["layers"](*(x @ inputs[name].double().T for name in WEIGHTS))
+    B, T, C = x.shape
+    scores = scaled_scores(q, k, pick, dict(B=B, T=T, C=C, head_size=q.shape[-1]))
+    return masked_weights(scores, pick) @ pick["values"](x, q, k, v)
 
 
 def diagnose(probe):
     shape = SHAPES[0]
     B, T, C, H = shape["B"], shape["T"], shape["n_embd"], shape["head_size"]
-    got, want = probe(forward, **sizes(shape))
+    got, _ = probe(forward, **sizes(shape))
     inputs = probe.inputs(draw, B=B, T=T, n_embd=C, head_size=H)
-    right = want is not None and close(got, want)  # the values, for the diagnoses that say so
-    x = inputs["x"].double()
-    v = x @ inputs["value"].double().T
-    known = [
-        (attend(x, inputs, H ** -0.5) @ x, "ex6.weights_at_x",
-         "输出是 weights @ x：加权求和的对象应当是值向量 v，不是字向量 x（所以输出是 head_size 维，不是 n_embd 维）",
-         "The output is weights @ x: the weighted sum is over the values v, not over the "
-         "characters' vectors x (so the output has head_size numbers, not n_embd)"),
-        (attend(x, inputs, H ** -0.5, mask=False) @ v, "ex6.no_mask",
-         "这个注意力头没有因果掩码：每个位置都看到了它之后的字，也就是要预测的答案。在 softmax 之前用 tril 把未来填成 −∞",
-         "The head has no causal mask: every position sees the characters after it, the very "
-         "answer it must predict. Fill the future with −∞ using tril, before softmax"),
-        (attend(x, inputs, H ** -0.5, fill=0.0) @ v, "ex6.masked_with_zero",
-         "未来的位置填的是 0 而不是 −∞：softmax(0) 不是 0，未来仍然分到了权重。课文在 softmax 之前把未来填成 −∞",
-         "The future is filled with 0 instead of −∞: softmax(0) is not 0, so the future keeps a "
-         "weight. The lesson fills future scores with −∞ before softmax"),
-        (attend(x, inputs, C ** -0.5) @ v, "ex6.scaled_by_n_embd",
-         "缩放用的是 n_embd（字向量的长度 C），而不是 head_size（q、k 的长度）。点积是在 head_size 维的 "
-         "q、k 之间算的，所以乘以 head_size ** -0.5",
-         "The scaling uses n_embd (C, the length of the characters' vectors) instead of head_size "
-         "(the length of q and k). The dot products are between head_size-long q and k, so "
-         "multiply by head_size ** -0.5"),
-        (attend(x, inputs, 1.0) @ v, "ex6.not_scaled",
-         "分数没有缩放：乘以 head_size ** -0.5，softmax 才不会过于极端",
-         "The scores are not scaled: multiply by head_size ** -0.5 so that the softmax is not too "
-         "extreme"),
-    ]
-    for want, key, zh, en in known:
-        if close(got, want):
-            return Diagnosis(key, zh, en)
+    right = same(got, head_output(inputs, lesson(HEAD_STEPS)))  # for the diagnoses that say so
+
+    def draws():  # the learner's output and the judge's computation of it, draw after draw
+        yield got, lambda pick: head_output(inputs, pick)
+        again, _ = probe(forward, **sizes(shape))
+        other = probe.inputs(draw, B=B, T=T, n_embd=C, head_size=H)
+        yield again, lambda pick: head_output(other, pick)
+    found = named_slips(HEAD_STEPS, draws(), "ex6.", most=3)
+    if found:
+        return found
     zero, _ = probe(forward, zero_input=True, **sizes(shape))
     if isinstance(zero, torch.Tensor) and zero.abs().max() > 1e-6:
         return Diagnosis("ex6.bias",
@@ -353,4 +396,11 @@ def diagnose_error(error):
                          f"The mask is block_size × block_size ({block} × {block}) but this "
                          f"sequence has only T = {T} characters: slice tril to [:T, :T] before "
                          "using it")
-    return None
+    return layer_shape_diagnosis(error, "ex6") or mask_sized_by_batch(
+        error, SHAPES[0]["B"], T, "ex6") or transposed_3d(error, "ex6") or undefined_head_size(
+            error, "ex6",
+            "__init__ 的参数 head_size 在 forward 里看不到。可以从张量上取：head_size = k.shape[-1]"
+            "（或 q.shape[-1]），或者在 __init__ 里存下来：self.head_size = head_size",
+            "__init__'s argument head_size is not a variable of forward. Take it from the "
+            "tensors, head_size = k.shape[-1] (or q.shape[-1]), or keep it in __init__: "
+            "self.head_size = head_size")
