@@ -121,8 +121,8 @@ def test_future_is_zero(submission):
 
 @public(1)
 def test_first_row(submission):
-    """the first row is [1, 0, …]: position 0 sees only itself
-    第一行是 [1, 0, …]：位置 0 只能看见自己"""
+    """row 0 is [1, 0, …]: position 0 sees only itself
+    第 0 行是 [1, 0, …]：位置 0 只能看见自己"""
     for shape in shapes():
         w = checked(submission(weights, **shape), **shape)
         want = torch.zeros(shape["B"], shape["T"], dtype=torch.float64)
