@@ -17,9 +17,13 @@ needs_proc = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 def metered(code, seconds, stop=False):
     """(seconds charged, wall seconds at that same reading, CPU seconds the process used from
     the meter's start to its end, as the kernel reported it on reaping: os.wait4)."""
-    process = subprocess.Popen([sys.executable, "-c", code])
+    # The code prints a line once it runs, so the window starts after Python's start-up, which on
+    # a loaded machine waits for a CPU (and is rightly not charged).
+    process = subprocess.Popen([sys.executable, "-c", f"print(flush=True)\n{code}"],
+                               stdout=subprocess.PIPE)
     try:
-        time.sleep(0.3)  # started
+        process.stdout.readline()  # started
+        time.sleep(0.1)
         if stop:
             process.send_signal(signal.SIGSTOP)
         meter = Meter(process.pid)
