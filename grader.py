@@ -192,7 +192,7 @@ def main(argv=None):
     try:
         if args.demo:
             from grading.demo import main as demo
-            return demo(zygote, folder, args.seed, args.lang)
+            return demo(zygote, folder, args.seed, args.lang, args.json)
         code, results = run(args, folder, exercises, zygote)
         zygote.close()  # every worker, and all they started, is gone before results are written
         if results is not None:

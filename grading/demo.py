@@ -1,18 +1,33 @@
-"""`python grader.py demo`: see attention work, with the learner's own TokenEmbedding and Head.
+"""`python grader.py demo`: see what attention adds, with the learner's own TokenEmbedding and Head.
 
-A corpus the demo makes itself: Chinese sentences in which an early topic decides the ending, and
-the character before the ending is always 真, so a bigram cannot know it:
+A corpus the demo makes itself. Each sentence names a food and a colour, in either order, then a
+filler of varying length, then a cue and its answer:
 
-    说到题，我们很，真难。     说到茶，他也又要，真香。
+    一盘桃和满眼白，这几年我们早就吃惯了。      满眼白和一盘桃，他也看腻了。
+
+吃 asks for the food's answer, 看 for the colour's; foods and colours draw their answers from one
+shared set (惯 腻 够 过 怕, two foods and two colours each), independently. The character after the
+cue thus depends on an interaction: the cue chooses which of two earlier characters decides.
 
 Three tiny character models are trained side by side on whole sentences (one per row, padded):
-the bigram (no context), the averaging of exercise 2 (context, equal weights) and the learner's
-TokenEmbedding + Head + a linear layer (context, weights from queries and keys). No positional
-embedding: the lesson has not introduced it. Training runs in a worker, like all learner code; the
-judge only formats the report (and a PNG when matplotlib is installed).
+- the bigram: counts of which character follows which (the previous character only);
+- the averaging of exercise 2: the bigram plus a linear layer reading the average of the context.
+  Its logits are a sum of one term per character: the cue adds a fixed preference of its own,
+  whatever the food and colour, so it cannot make the food decide after 吃 and the colour after
+  看. Always following one of the two gets 60 %; a cleverer sum gets at most 3 of the 4 cues right
+  over a pair of sentences with food and colour swapped (≤ 80 %), and trained it lands near 60 %;
+- the learner's TokenEmbedding + Head, and a linear layer, added to the bigram in the same way: the
+  cue's query can match the food's or the colour's key.
+Both context models are built on the bigram (fixed), so that they only add what the context says:
+alone, a head without positions spends its training on the sentences' fixed words and its cue
+gets stuck attending to itself. No positional embedding: the lesson has not introduced it.
+Training runs in a worker, like all learner code; the judge formats the report, writes --json and
+draws a PNG when matplotlib is installed.
 """
 import importlib
 import math
+import random
+import re
 
 import torch
 import torch.nn as nn
@@ -25,68 +40,119 @@ def pad(text, width):
     from grading.report import pad as pad_columns
     return pad_columns(text, width)
 
-# topic → its ending. One character each, so that one character decides (a head without positions
-# sees one deciding character; two would share its weight).
-TOPICS = [("雨", "大"), ("题", "难"), ("茶", "香"), ("歌", "好")]
-FILLERS = "我你他们都也还又很太可能会要"  # none of them is a topic's or an ending's character
-FILLER_LENGTHS = (2, 3, 4, 5)
+
+# -- the corpus -----------------------------------------------------------------------------------
+
+ANSWERS = "惯腻够过怕"  # shared by foods and colours: 吃惯 看惯, 吃腻 看腻, 吃够 看够, 吃过 看过, 吃怕 看怕
+FOODS = {"桃": "惯", "梨": "惯", "瓜": "腻", "枣": "腻", "鱼": "够", "虾": "够", "饼": "过", "糕": "过",
+         "肉": "怕", "菜": "怕"}  # 一盘桃 …, two foods for each answer
+COLOURS = {"红": "惯", "绿": "惯", "黄": "腻", "白": "腻", "蓝": "够", "紫": "够", "灰": "过", "金": "过",
+           "黑": "怕", "青": "怕"}  # 满眼红 …, two colours for each answer
+NAMED = {"food": ("一盘", FOODS), "colour": ("满眼", COLOURS)}  # 一盘桃, 满眼红
+CUES = {"吃": "food", "看": "colour"}  # the cue and what decides the answer after it
+TIMES = ("", "近来", "这几年")  # the filler between the named things and the cue: its length varies
+SUBJECTS = ("我", "他", "她", "我们", "孩子们")
+ADVERBS = ("早就", "都", "也", "已经")
 PAD = "·"
-VOCAB = [PAD] + sorted(set("说到，真。" + FILLERS + "".join(t + e for t, e in TOPICS)))
-BLOCK_SIZE = 16
-N_EMBD, HEAD_SIZE = 32, 16
-TRAIN, VALIDATION, STEPS, BATCH = 3000, 600, 400, 64
+VOCAB = [PAD] + sorted(set("和，了。" + "".join(CUES) + "".join(TIMES + SUBJECTS + ADVERBS)
+                           + "".join(lead + "".join(items) for lead, items in NAMED.values())
+                           + ANSWERS))
+INDEX = {ch: i for i, ch in enumerate(VOCAB)}
+FOLLOW_ONE = 1 / 2 + 1 / 2 / len(ANSWERS)  # always the food's answer: right after 吃, by luck after 看
+FIXED = len("一盘桃和满眼红，") + len("吃惯了。")  # the characters every sentence has
+MAX_LENGTH = FIXED + max(map(len, TIMES)) + max(map(len, SUBJECTS)) + max(map(len, ADVERBS))
+BLOCK_SIZE = MAX_LENGTH - 1  # a sentence without its last character
+N_EMBD, HEAD_SIZE = 32, 32
+TRAIN, VALIDATION, STEPS, BATCH, LR = 4000, 4000, 400, 128, 2e-2
 
 
-def sentences(gen, count):
-    """`count` sentences, each with the index of its ending (the character the topic decides)."""
+def sentences(rng, count):
+    """`count` sentences drawn with rng (a random.Random): (text, the cue's index, the index of the
+    character the cue asks for)."""
     out = []
     for _ in range(count):
-        topic, ending = TOPICS[int(torch.randint(len(TOPICS), (1,), generator=gen))]
-        length = FILLER_LENGTHS[int(torch.randint(len(FILLER_LENGTHS), (1,), generator=gen))]
-        filler = "".join(FILLERS[int(i)] for i in torch.randint(len(FILLERS), (length,),
-                                                                 generator=gen))
-        text = f"说到{topic}，{filler}，真{ending}。"
-        out.append((text, len(text) - 2))  # the ending: after 真, before 。
+        named = {kind: rng.choice(list(items)) for kind, (_, items) in NAMED.items()}
+        order = rng.choice([("food", "colour"), ("colour", "food")])
+        cue = rng.choice(list(CUES))
+        text = "和".join(NAMED[kind][0] + named[kind] for kind in order) + "，" \
+            + rng.choice(TIMES) + rng.choice(SUBJECTS) + rng.choice(ADVERBS) + cue
+        kind = CUES[cue]
+        match = 2 if order[0] == kind else 6  # 一盘桃和满眼红: 桃 at 2, 红 at 6
+        out.append((text + NAMED[kind][1][named[kind]] + "了。", len(text) - 1, match))
     return out
 
 
 def floor_nats():
-    """The task's entropy per predicted character: what a perfect model's loss tends to.
-    The topic, the filler length and each filler character are random (uniform); everything else,
-    the ending included, follows from what came before."""
-    mean_length = sum(FILLER_LENGTHS) / len(FILLER_LENGTHS)
-    random_nats = math.log(len(TOPICS)) + math.log(len(FILLER_LENGTHS)) \
-        + mean_length * math.log(len(FILLERS))
-    predicted = mean_length + len("到X，，真X。")  # every character after the first
-    return random_nats / predicted
+    """The corpus's entropy per predicted character: what a perfect model's loss tends to.
+    The order, the food, the colour, the filler (time, subject, adverb) and the cue are drawn
+    uniformly; everything else, the answer included, follows from what came before. The first
+    character (一 or 满: the order) is not predicted."""
+    nats = sum(math.log(n) for n in (len(FOODS), len(COLOURS), len(TIMES), len(SUBJECTS),
+                                     len(ADVERBS), len(CUES)))
+    length = FIXED + sum(sum(map(len, words)) / len(words) for words in (TIMES, SUBJECTS, ADVERBS))
+    return nats / (length - 1)
 
 
 def encode(batch):
-    """(inputs, targets, deciding) for whole sentences, one per row, padded: (N, BLOCK_SIZE)."""
-    index = {ch: i for i, ch in enumerate(VOCAB)}
-    x = torch.zeros(len(batch), BLOCK_SIZE, dtype=torch.long)
-    y = torch.full((len(batch), BLOCK_SIZE), -100, dtype=torch.long)  # -100: not a target
-    deciding = torch.zeros(len(batch), BLOCK_SIZE, dtype=torch.bool)
-    for row, (text, ending) in enumerate(batch):
-        ids = [index[ch] for ch in text]
-        x[row, :len(ids) - 1] = torch.tensor(ids[:-1])
-        y[row, :len(ids) - 1] = torch.tensor(ids[1:])
-        deciding[row, ending - 1] = True  # the input is 真, the target is the ending
-    return x, y, deciding
+    """(inputs, targets, decided) for whole sentences, one per row, padded: (N, BLOCK_SIZE).
+    decided marks the cue's position: its input is 吃 or 看, its target the answer."""
+    inputs, targets = [], []
+    for text, _, _ in batch:
+        ids = [INDEX[ch] for ch in text]
+        padding = BLOCK_SIZE - (len(ids) - 1)
+        inputs.append(ids[:-1] + [0] * padding)
+        targets.append(ids[1:] + [-100] * padding)  # -100: not a target
+    decided = torch.zeros(len(batch), BLOCK_SIZE, dtype=torch.bool)
+    decided[torch.arange(len(batch)), torch.tensor([cue for _, cue, _ in batch])] = True
+    return torch.tensor(inputs), torch.tensor(targets), decided
 
+
+def parse(text):
+    """(food, colour, cue, answer) of a sentence of the corpus, else None."""
+    food = "一盘([" + "".join(FOODS) + "])"
+    colour = "满眼([" + "".join(COLOURS) + "])"
+    times, subjects, adverbs = ("(?:" + "|".join(words) + ")" for words in (TIMES, SUBJECTS, ADVERBS))
+    found = re.fullmatch(f"(?:{food}和{colour}|{colour}和{food})，{times}{subjects}{adverbs}"
+                         f"([{''.join(CUES)}])(.)了。", text)
+    if not found:
+        return None
+    g = found.groups()
+    return g[0] or g[3], g[1] or g[2], g[4], g[5]
+
+
+def right(text):
+    """A sample is right when it is a sentence of the corpus and its answer fits its cue."""
+    parsed = parse(text)
+    if parsed is None:
+        return False
+    food, colour, cue, answer = parsed
+    return answer == (FOODS[food] if CUES[cue] == "food" else COLOURS[colour])
+
+
+# -- the models -----------------------------------------------------------------------------------
 
 class Bigram(nn.Module):
-    def __init__(self):
+    """The previous character alone: how often each character follows it in the training
+    sentences (counted, not trained)."""
+
+    def __init__(self, data):
         super().__init__()
-        self.logits = nn.Embedding(len(VOCAB), len(VOCAB))
+        x, y, _ = data
+        counts = torch.full((len(VOCAB), len(VOCAB)), 0.01)  # a little for pairs never seen
+        seen = y != -100
+        counts.index_put_((x[seen], y[seen]), torch.ones(int(seen.sum())), accumulate=True)
+        self.register_buffer("table", (counts / counts.sum(dim=1, keepdim=True)).log())
 
     def forward(self, idx):
-        return self.logits(idx)  # (B, T, vocab): the previous character alone
+        return self.table[idx]  # (B, T, vocab): log-probabilities of the next character
 
 
 class Averaging(nn.Module):
-    def __init__(self):
+    """The bigram, plus a linear layer reading exercise 2's average of the context."""
+
+    def __init__(self, bigram):
         super().__init__()
+        self.bigram = bigram  # fixed: its table is a buffer, not a parameter
         self.embedding = nn.Embedding(len(VOCAB), N_EMBD)
         self.out = nn.Linear(N_EMBD, len(VOCAB))
 
@@ -96,20 +162,21 @@ class Averaging(nn.Module):
 
     def forward(self, idx):
         x = self.embedding(idx)  # (B, T, n_embd)
-        return self.out(self.weights(idx.shape[1]) @ x)
+        return self.bigram(idx) + self.out(self.weights(idx.shape[1]) @ x)
 
 
 class Attention(nn.Module):
-    """The learner's TokenEmbedding and Head, and a linear layer to the vocabulary."""
+    """The bigram, plus a linear layer reading the learner's TokenEmbedding and Head."""
 
-    def __init__(self, ex1, ex6):
+    def __init__(self, bigram, ex1, ex6):
         super().__init__()
+        self.bigram = bigram
         self.embedding = ex1.TokenEmbedding(len(VOCAB), N_EMBD)
         self.head = ex6.Head(N_EMBD, HEAD_SIZE, BLOCK_SIZE)
         self.out = nn.Linear(HEAD_SIZE, len(VOCAB))
 
     def forward(self, idx):
-        return self.out(self.head(self.embedding(idx)))
+        return self.bigram(idx) + self.out(self.head(self.embedding(idx)))
 
     def weights(self, idx):
         """The head's attention weights as the lesson computes them, from its query and key."""
@@ -121,8 +188,11 @@ class Attention(nn.Module):
 
 
 def train(model, data, gen):
+    """AdamW on random batches of whole sentences; the training loss at the end."""
     x, y, _ = data
-    optimiser = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    if not any(p.requires_grad for p in model.parameters()):
+        return evaluate(model, data)[0]  # the bigram: counted, nothing to train
+    optimiser = torch.optim.AdamW(model.parameters(), lr=LR)
     losses = []
     for _ in range(STEPS):
         rows = torch.randint(len(x), (BATCH,), generator=gen)
@@ -132,27 +202,26 @@ def train(model, data, gen):
         loss.backward()
         optimiser.step()
         losses.append(loss.item())
-    return sum(losses[-50:]) / 50  # the training loss at the end
+    return sum(losses[-50:]) / 50
 
 
 @torch.no_grad()
 def evaluate(model, data):
-    x, y, deciding = data
+    x, y, decided = data
     logits = model(x)
     loss = F.cross_entropy(logits.reshape(-1, len(VOCAB)), y.reshape(-1)).item()
-    right = (logits.argmax(-1) == y)[deciding].float().mean().item()
-    return loss, right
+    accuracy = (logits.argmax(-1) == y)[decided].float().mean().item()
+    return loss, accuracy
 
 
 @torch.no_grad()
 def generate(model, gen, count=3):
-    """Sentences sampled from the prompt 说到, one character at a time (no answer to look at)."""
-    index = {ch: i for i, ch in enumerate(VOCAB)}
+    """Whole sentences sampled one character at a time from a first character (一 or 满)."""
     out = []
-    for _ in range(count):
-        text = "说到"
-        while len(text) < BLOCK_SIZE and not text.endswith("。"):
-            idx = torch.tensor([[index[ch] for ch in text]])
+    for number in range(count):
+        text = "一满"[number % 2]
+        while len(text) < MAX_LENGTH and not text.endswith("。"):
+            idx = torch.tensor([[INDEX[ch] for ch in text]])
             probs = F.softmax(model(idx)[0, -1], dim=-1)
             probs[0] = 0  # never the padding
             text += VOCAB[int(torch.multinomial(probs, 1, generator=gen))]
@@ -160,31 +229,55 @@ def generate(model, gen, count=3):
     return out
 
 
+def heatmap_sentence(validation):
+    """The first validation sentence whose food and colour have different answers: there the
+    cue's row must look at the right one of the two."""
+    for text, cue, match in validation:
+        food, colour, _, _ = parse(text)
+        if FOODS[food] != COLOURS[colour]:
+            return text, cue, match
+    return validation[0]
+
+
 def run(ex6, seed):
     """In the worker (it is not grading): train the three models, return numbers, texts and
     weights."""
-    torch.manual_seed(seed)  # the models' initial weights
     ex1 = importlib.import_module(ex6.__package__ + ".ex1_embedding")
-    data_gen = torch.Generator().manual_seed(seed)
-    train_data = encode(sentences(data_gen, TRAIN))
-    validation = sentences(data_gen, VALIDATION)
+    rng = random.Random(seed)  # the corpus
+    train_data = encode(sentences(rng, TRAIN))
+    validation = sentences(rng, VALIDATION)
     val_data = encode(validation)
-    models = {"bigram": Bigram(), "averaging": Averaging(), "attention": Attention(ex1, ex6)}
+    bigram = Bigram(train_data)
+    models = {"bigram": lambda: bigram, "averaging": lambda: Averaging(bigram),
+              "head": lambda: Attention(bigram, ex1, ex6)}
     result = {"models": {}}
-    for name, model in models.items():
+    for name, make in models.items():
+        torch.manual_seed(seed)  # each model's initial weights, whatever the others drew
+        model = make()
+        if name == "head":
+            learner, before = model, {n: p.detach().clone() for n, p in model.named_parameters()
+                                      if n.startswith(("embedding.", "head."))}
         train_loss = train(model, train_data, torch.Generator().manual_seed(seed + 1))
         model.eval()
-        val_loss, right = evaluate(model, val_data)
+        val_loss, accuracy = evaluate(model, val_data)
         result["models"][name] = {
-            "train_loss": train_loss, "val_loss": val_loss, "deciding_accuracy": right,
+            "train_loss": train_loss, "val_loss": val_loss, "accuracy": accuracy,
             "samples": generate(model, torch.Generator().manual_seed(seed + 2))}
-    text, ending = validation[0]
-    idx = val_data[0][:1, :len(text) - 1]  # the sentence without its last character
+    # The learner's parameters that training never changed: no gradient reached them.
+    now = dict(learner.named_parameters())
+    result["unchanged"] = [n for n, old in before.items() if torch.equal(old, now[n].detach())]
+    result["head_parameters"] = sum(p.numel() for p in learner.head.parameters())
+    with torch.no_grad():  # over the validation set: does the cue's row look at what decides?
+        cues = torch.tensor([cue for _, cue, _ in validation])
+        rows = learner.weights(val_data[0])[torch.arange(len(validation)), cues]  # (N, T)
+        matches = torch.tensor([match for _, _, match in validation])
+        result["looks_at_match"] = (rows.argmax(-1) == matches).float().mean().item()
+    text, cue, match = heatmap_sentence(validation)
+    idx = torch.tensor([[INDEX[ch] for ch in text[:cue + 1]]])  # up to the cue
     with torch.no_grad():
-        result["sentence"] = text[:-1]
-        result["deciding_row"] = ending - 1  # the row of 真: where the ending is predicted
-        result["attention_weights"] = models["attention"].weights(idx)[0]  # (T, T)
-        result["averaging_weights"] = models["averaging"].weights(idx.shape[1])
+        result["sentence"], result["cue"], result["match"] = text[:cue + 1], cue, match
+        result["head_row"] = learner.weights(idx)[0, cue]  # (cue + 1,)
+        result["head_right"] = VOCAB[int(learner(idx)[0, cue].argmax())] == text[cue + 1]
     return result
 
 
@@ -192,86 +285,199 @@ def run(ex6, seed):
 
 NAMES = {"bigram": Bi("Bigram（只看前一个字）", "bigram (the previous character only)"),
          "averaging": Bi("取平均（练习 2）", "averaging (exercise 2)"),
-         "attention": Bi("你的注意力头", "your attention head")}
-SHADES = " ░▒▓█"
+         "head": Bi("你的注意力头", "your attention head")}
+SHORT = {"bigram": Bi("Bigram", "The bigram"), "averaging": Bi("取平均", "The averaging"),
+         "head": Bi("你的注意力头", "Your head")}
+SEES = {
+    "bigram": Bi("只查看前一个字。它看见\u201c吃\u201d或\u201c看\u201d，知道接下来是一个答案，却看不见前面是哪种食物、"
+                 "哪种颜色，只能猜。",
+                 "looks only at the previous character; it sees 吃 or 看 and knows that an answer "
+                 "comes next, but it cannot see which food or colour came before, so it can only "
+                 "guess."),
+    "averaging": Bi("看见了整段前文，却把每个字都视为同等重要：食物、颜色和提示在平均里各占一份。线性层读出的是"
+                    "每个字各自的贡献之和，\u201c吃\u201d只能加上它自己那一份固定的偏好，没法让食物说了算，"
+                    "\u201c看\u201d也没法让颜色说了算。训练下来，它接近于总跟着其中一个。",
+                    "sees the whole context but treats every character as equally important: the "
+                    "food, the colour and the cue each get one share of the average. The linear "
+                    "layer reads a sum of one contribution per character, so 吃 can only add a "
+                    "fixed preference of its own: it cannot let the food decide, nor can 看 let "
+                    "the colour decide. Trained, it comes close to following one of the two "
+                    "always."),
+    "head": Bi("每个字都有查询、键、值三个向量，\u201c吃\u201d的查询可以与食物的键吻合，\u201c看\u201d的查询可以与颜色的键吻合："
+               "权重依据内容动态计算，于是提示自己决定重点参考前文的哪一个字。",
+               "every character has a query, a key and a value, and the query of 吃 can match the "
+               "food's key, the query of 看 the colour's: the weights are computed from content, "
+               "so the cue itself decides which earlier character to attend to."),
+}
 
 
-def ending_right(sentence):
-    for topic, ending in TOPICS:
-        if topic in sentence:
-            return sentence.endswith(f"真{ending}。")
-    return False
+def columns(text):
+    """The width of text on a terminal, where a CJK character takes two columns."""
+    return sum(2 if "\u2e80" <= ch <= "\uffef" else 1 for ch in text)
 
 
-def heatmap(weights, labels):
-    """Rows attend to columns; each cell shaded by its weight."""
-    lines = ["     " + " ".join(labels)]
-    for i, row in enumerate(weights.tolist()):
-        cells = [SHADES[min(4, int(w * 4.999))] if j <= i else " " for j, w in enumerate(row)]
-        lines.append(f" {labels[i]}  " + "  ".join(cells))
-    return lines
+def warnings(result):
+    """What the demo found wrong with the learner's head, from facts of the training."""
+    found = []
+    if result["models"]["head"]["train_loss"] < floor_nats() - 0.1:
+        found.append("peeked")  # below what any model can earn: it saw the answer
+    if result["unchanged"] or not result["head_parameters"]:
+        found.append("not_learning")  # weights training never changed: no gradient reached them
+    return found
+
+
+def figures(result, seed):
+    """The demo's claims as numbers, for --json (accuracies: fractions of the characters the cue
+    decides in the validation set)."""
+    row = result["head_row"].tolist()
+    sentence = result["sentence"]
+    return {"seed": seed, "chance": 1 / len(ANSWERS), "floor": floor_nats(),
+            "models": {name: {key: m[key] for key in ("val_loss", "accuracy", "train_loss")}
+                       for name, m in result["models"].items()},
+            "heatmap": {"row": sentence[result["cue"]], "columns": list(sentence),
+                        "weights": row, "match": sentence[result["match"]],
+                        "largest": sentence[max(range(len(row)), key=row.__getitem__)],
+                        "looks_at_match": result["looks_at_match"]},
+            "warnings": warnings(result),
+            "unchanged": [learner_name(n) for n in result["unchanged"]]}
+
+
+def learner_name(parameter):
+    """head.query.weight → Head.query.weight: the name in the learner's own class."""
+    module, _, rest = parameter.partition(".")
+    return {"head": "Head", "embedding": "TokenEmbedding"}.get(module, module) + "." + rest
 
 
 def report(result, lang, png_path):
+    """The report's text, and whether it warns of something wrong with the learner's head."""
     m = result["models"]
     floor = floor_nats()
     out = [Bi("演示：同一个任务，三个模型（只在 CPU 上训练几秒）",
               "Demo: one task, three models (trained for seconds on the CPU)").render(lang), "",
-           Bi("句子里早先出现的话题决定结尾：说到题……真难。说到茶……真香。结尾前一个字总是\u201c真\u201d，"
-              "所以只看前一个字的 Bigram 猜不出来；注意力头可以回头找到话题。",
-              "An early topic decides the ending: 说到题……真难。 说到茶……真香。 The character before "
-              "the ending is always 真, so a bigram cannot tell; an attention head can look back for "
-              "the topic.").render(lang),
-           "",
+           Bi("每句话先提到一种食物和一种颜色（先后不定），隔着长短不一的几个字，再由提示决定下一个字："
+              "\u201c吃\u201d之后的字取决于那盘食物，\u201c看\u201d之后的字取决于那片颜色；两者的答案来自同一组字"
+              f"（{'、'.join(ANSWERS)}），各自独立：",
+              "Each sentence names a food and a colour (in either order), then a few words of "
+              "varying length, then a cue that decides the next character: after 吃 (eat) it "
+              "depends on the food, after 看 (look) on the colour; both draw their answers from "
+              f"one set ({' '.join(ANSWERS)}), independently:").render(lang),
+           "    一盘桃和满眼白，这几年我们早就吃惯了。    满眼白和一盘桃，他也看腻了。",
+           Bi("要猜对，提示必须自己挑出前文中该参考的那一个字。取平均和你的注意力头都建立在 Bigram 之上："
+              "它们的输出加在 Bigram 的结果上，只需补上从前文看到的东西。",
+              "To get it right, the cue itself must choose which earlier character to look at. "
+              "The averaging and your head are both built on the bigram: their output is added "
+              "to the bigram's, so they only add what they see in the context.").render(lang), "",
            "  " + pad(Bi("模型", "model").render(lang), 40)
-           + Bi("验证损失   结尾猜对", "val loss   ending right").render(lang)]
-    for name in ("bigram", "averaging", "attention"):
+           + Bi("验证损失   提示后的字猜对", "val loss   right after the cue").render(lang)]
+    for name in ("bigram", "averaging", "head"):
         out.append(f"  {pad(NAMES[name].render(lang), 40)}{m[name]['val_loss']:.3f}"
-                   f"      {m[name]['deciding_accuracy']:.0%}")
-    out.append(Bi(f"  理论下限（完美模型的损失）{floor:.3f} · 猜结尾的随机水平 {1 / len(TOPICS):.0%}",
-                  f"  floor (a perfect model's loss) {floor:.3f} · chance on the ending "
-                  f"{1 / len(TOPICS):.0%}").render(lang))
-    if m["averaging"]["deciding_accuracy"] >= 0.9:
-        out.append(Bi("  取平均在这里也猜对了结尾：话题词在句子别处从不出现，所以它在平均里的那一份仍然认得出来。"
-                      "但它不会挑选——每个字的权重都一样，见下面的热力图。",
-                      "  Averaging finds the ending here too: the topic words appear nowhere else, so "
-                      "their share of the average still shows them. But it cannot choose: every "
-                      "character gets the same weight (see the heatmap below).").render(lang))
+                   f"      {m[name]['accuracy']:.0%}")
+    out.append(Bi(f"  理论下限（完美模型的损失）{floor:.3f} · 随机猜 {1 / len(ANSWERS):.0%} · "
+                  f"总是只按食物（或只按颜色）猜 {FOLLOW_ONE:.0%}",
+                  f"  floor (a perfect model's loss) {floor:.3f} · chance {1 / len(ANSWERS):.0%} · "
+                  f"always by the food (or always by the colour) {FOLLOW_ONE:.0%}").render(lang))
     out.append("")
-    for name in ("bigram", "averaging", "attention"):
-        samples = "  ".join(f"{s}{'✓' if ending_right(s) else '✗'}" for s in m[name]["samples"])
-        out.append(f"  {NAMES[name].render(lang)}: {samples}")
+    for name in ("bigram", "averaging", "head"):
+        out.append("  " + SHORT[name].render(lang) + Bi("：", ": ").render(lang)
+                   + SEES[name].render(lang))
     out.append("")
-    labels = list(result["sentence"])
-    row = result["deciding_row"]
-    out.append(Bi(f"你的注意力头在 \u201c{result['sentence']}\u201d 上的权重（行：当前位置；列：它看的位置）：",
-                  f"Your head's weights on \u201c{result['sentence']}\u201d (rows: the position; "
-                  "columns: what it looks at):").render(lang))
-    out += heatmap(result["attention_weights"], labels)
-    top = int(result["attention_weights"][row].argmax())
-    share = f"{float(result['attention_weights'][row, top]):.2f}"
-    out.append(Bi(f"  在\u201c{labels[row]}\u201d这一行（要预测结尾的位置），最大的权重（{share}）落在\u201c{labels[top]}\u201d上。"
-                  "取平均的这一行是平的：每个字都是 "
-                  f"1/{row + 1}——这正是课文的要点：注意力把固定的平均换成了依内容计算的权重。",
-                  f"  On the {labels[row]} row (where the ending is predicted) the largest weight ({share}) is "
-                  f"on \u201c{labels[top]}\u201d. The averaging model's row is flat, 1/{row + 1} "
-                  "each: the lesson's point, attention replaces a fixed average with weights "
-                  "computed from content.").render(lang))
-    leak = m["attention"]["train_loss"] < floor - 0.1
-    if leak:
-        out += ["", Bi(f"⚠ 你的注意力头训练损失是 {m['attention']['train_loss']:.3f}，低于理论下限 {floor:.3f}："
+    out.append(Bi("各自生成的句子（✓：合乎语料，提示后的字也对）：",
+                  "Sentences each one writes (✓: a sentence of the corpus, with the right "
+                  "character after its cue):").render(lang))
+    for name in ("bigram", "averaging", "head"):
+        samples = "  ".join(f"{s}{'✓' if right(s) else '✗'}" for s in m[name]["samples"])
+        out.append(f"  {NAMES[name].render(lang)}{Bi('：', ': ').render(lang)}{samples}")
+    out.append("")
+    out += cue_row(result, lang)
+    found = warnings(result)
+    if "peeked" in found:
+        out += ["", Bi(f"⚠ 你的注意力头训练损失是 {m['head']['train_loss']:.3f}，低于理论下限 {floor:.3f}："
                        "这不可能靠本事做到——它在训练时偷看了答案。第 3 个位置的任务是依据前 3 个字预测第 4 个字，"
                        "它却看到了第 4 个字；进入真实的生成场景（此时并没有答案可看），它便会失效，上面生成的句子就是证明。"
                        "检查因果掩码（练习 5、6）。",
-                       f"⚠ Your head's training loss is {m['attention']['train_loss']:.3f}, below the "
+                       f"⚠ Your head's training loss is {m['head']['train_loss']:.3f}, below the "
                        f"floor of {floor:.3f}: no model can earn that, so it peeked at the answer "
                        "while training. Position 3 must predict character 4 from the first 3, but it "
                        "saw character 4; when it generates, there is no answer to look at and it "
                        "fails, as its sentences above show. Check the causal mask (exercises 5 and "
                        "6).").render(lang)]
+    if "not_learning" in found:
+        out += ["", not_learning(result, lang)]
     out.append("")
     out.append(png_note(result, png_path, lang))
-    return "\n".join(out), leak
+    return "\n".join(out), bool(found)
+
+
+def not_learning(result, lang):
+    """Weights of the learner's that training never changed: no gradient reached them."""
+    if not result["head_parameters"]:
+        return Bi("⚠ 你的注意力头没有可训练的参数：查询、键、值要由 nn.Linear 层算出，训练才能调整它们（练习 3、6）。",
+                  "⚠ Your head has no trainable parameters: the query, key and value must come "
+                  "from nn.Linear layers, so that training can adjust them (exercises 3 and "
+                  "6).").render(lang)
+    names = [learner_name(n) for n in result["unchanged"]]
+    one = len(names) == 1
+    text = Bi(f"⚠ 训练了 {STEPS} 步，{'、'.join(names)} 却一点也没有变：梯度没有传到"
+              f"{'这个权重' if one else '这些权重'}上，{'它' if one else '它们'}没有学习。"
+              "数值对还不够：forward 里不能用 .detach()、.data 或 torch.no_grad()。训练时梯度要从损失一路"
+              "传回 self.query、self.key、self.value 的权重，模型才能学习（练习 6）。",
+              f"⚠ After {STEPS} training steps, {', '.join(names)} "
+              f"{'has' if one else 'have'} not changed at all: no gradient reached "
+              f"{'this weight' if one else 'these weights'}, so {'it' if one else 'they'} did "
+              "not learn. Right values are not enough: no .detach(), .data or torch.no_grad() "
+              "in forward. In training the gradient must flow from the loss back to the query, "
+              "key and value weights, or the model cannot learn (exercise 6).")
+    if result["models"]["head"]["accuracy"] >= 0.95:
+        text += Bi("这一次别的参数替它学会了任务，但 python grader.py 6 的梯度检查不会通过。",
+                   " Here the other parameters learnt the task in its place, but the gradient "
+                   "check of python grader.py 6 will not pass.")
+    return text.render(lang)
+
+
+def cue_row(result, lang):
+    """The cue's row of the head's weights, beside the averaging's flat row."""
+    labels = list(result["sentence"])
+    row = result["head_row"].tolist()
+    cue, match = labels[result["cue"]], labels[result["match"]]
+    top = max(range(len(row)), key=row.__getitem__)
+    out = [Bi(f"\u201c{result['sentence']}\u201d之后的字由\u201c{match}\u201d决定。\u201c{cue}\u201d这一行的权重"
+              "（它重点参考前文的哪个字）：",
+              f"After \u201c{result['sentence']}\u201d the next character is decided by "
+              f"\u201c{match}\u201d. The {cue} row of weights (which earlier characters it "
+              "attends to):").render(lang),
+           " " * 12 + "  ".join(labels)]
+    for label, weights in ((Bi("注意力头", "head"), row),
+                           (Bi("取平均", "averaging"), [1 / len(row)] * len(row))):
+        text = label.render(lang)
+        out.append(" " + text + " " * (10 - columns(text))
+                   + " ".join(f"{round(100 * w):>3}" for w in weights))
+    out.append(Bi("  （单位：%）", "  (in percent)").render(lang))
+    if top == result["match"]:
+        verdict = Bi(f"  你的注意力头把最大的权重（{row[top]:.2f}）放在\u201c{match}\u201d上，正是该参考的那个字；",
+                     f"  Your head puts its largest weight ({row[top]:.2f}) on \u201c{match}\u201d, "
+                     "the very character that decides; ")
+    else:
+        verdict = Bi(f"  你的注意力头把最大的权重（{row[top]:.2f}）放在\u201c{labels[top]}\u201d上，而该参考的是"
+                     f"\u201c{match}\u201d（权重 {row[result['match']]:.2f}）；",
+                     f"  Your head puts its largest weight ({row[top]:.2f}) on "
+                     f"\u201c{labels[top]}\u201d, where \u201c{match}\u201d decides (weight "
+                     f"{row[result['match']]:.2f}); ")
+    out.append((verdict + Bi(f"取平均的这一行是平的，每个字都是 1/{len(row)}。这正是课文的要点："
+                             "注意力把固定的平均换成了依据内容计算的权重。",
+                             f"the averaging row is flat, 1/{len(row)} each. The lesson's point: "
+                             "attention replaces a fixed average with weights computed from "
+                             "content.")).render(lang))
+    if top != result["match"] and result["head_right"]:
+        out.append(Bi(f"  这一句它仍然猜对了：别的字的值替\u201c{match}\u201d带来了答案。注意力参考的，"
+                      "不一定是人以为它该参考的那个字。",
+                      f"  It still gets this sentence right: another character's value brings the "
+                      f"answer of \u201c{match}\u201d. Attention need not look where we would "
+                      "look.").render(lang))
+    share = f"{result['looks_at_match']:.0%}"
+    out.append(Bi(f"  在全部 {VALIDATION} 个验证句子中，提示那一行的最大权重落在该参考的字上的句子占 {share}。",
+                  f"  Over all {VALIDATION} validation sentences, the cue's row puts its largest "
+                  f"weight on the character that decides in {share} of them.").render(lang))
+    return out
 
 
 def png_note(result, png_path, lang):
@@ -287,24 +493,32 @@ def png_note(result, png_path, lang):
     cjk = next((f.name for f in font_manager.fontManager.ttflist
                 if any(k in f.name for k in ("CJK", "WenQuanYi", "Hei", "Han Sans", "YaHei",
                                               "PingFang", "Droid Sans Fallback"))), None)
-    labels = list(result["sentence"]) if cjk else [str(i) for i in range(len(result["sentence"]))]
+    sentence = result["sentence"]
+    labels = list(sentence) if cjk else [str(i) for i in range(len(sentence))]
     plt.rcParams["font.sans-serif"] = [cjk or "DejaVu Sans", "DejaVu Sans"]
-    figure, axes = plt.subplots(1, 2, figsize=(10, 4.5))
-    for ax, key, title in ((axes[0], "attention_weights", "attention"),
-                           (axes[1], "averaging_weights", "averaging")):
-        ax.imshow(result[key].numpy(), cmap="viridis", vmin=0, vmax=1)
-        ax.set_title(f"{title}: {' '.join(labels)}" if not cjk else title)
-        ax.set_xticks(range(len(labels)), labels)
-        ax.set_yticks(range(len(labels)), labels)
+    rows = torch.stack([result["head_row"], torch.full_like(result["head_row"],
+                                                            1 / len(sentence))])
+    figure, ax = plt.subplots(figsize=(10, 2.6))
+    ax.imshow(rows.numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_yticks([0, 1], ["attention", "averaging"])
+    ax.add_patch(plt.Rectangle((result["match"] - 0.5, -0.5), 1, 1, fill=False, color="red",
+                               linewidth=2))
+    cue, match = result["cue"], result["match"]
+    ax.set_title(f"row {sentence[cue]}: {sentence} (red: {sentence[match]}, which decides)" if cjk
+                 else f"the cue's row (position {cue}); red: the character that decides "
+                 f"(position {match})")
     figure.tight_layout()
     figure.savefig(png_path)
     plt.close(figure)
-    note = Bi("", "") if cjk else Bi("（没有中文字体，图中用位置编号代替字）",
-                                      " (no CJK font: positions are numbered instead)")
-    return (Bi(f"热力图已写入 {png_path}", f"Heatmap written to {png_path}") + note).render(lang)
+    written = Bi(f"热力图已写入 {png_path}", f"Heatmap written to {png_path}")
+    if not cjk:
+        written += Bi("（没有中文字体，图中用位置编号代替字）",
+                      " (no CJK font: positions are numbered instead)")
+    return written.render(lang)
 
 
-def main(zygote, folder, seed, lang):
+def main(zygote, folder, seed, lang, json_path=None):
     """Run the demo on a submission folder; the exit status for grader.py."""
     import sys
     import time
@@ -325,8 +539,11 @@ def main(zygote, folder, seed, lang):
         return 1
     finally:
         worker.close()
-    text, leak = report(result, lang, "demo-attention.png")
+    text, warned = report(result, lang, "demo-attention.png")
     print(text)
-    print(Bi(f"（seed {seed}，{time.monotonic() - started:.1f} 秒）",
+    if json_path:
+        from grading.report import write_json
+        write_json(json_path, figures(result, seed))
+    print(Bi(f"（随机种子 {seed}，{time.monotonic() - started:.1f} 秒）",
              f"(seed {seed}, {time.monotonic() - started:.1f} s)").render(lang))
-    return 1 if leak else 0
+    return 1 if warned else 0

@@ -165,14 +165,18 @@ def start_portable_batch(base, folder, views):
 
 
 def start_long_runs(base):
-    """The self-test's longest single runs: the demo's two trainings, the stubs, a report in
-    Chinese, and the grading step of CI (see the tests that read them)."""
-    leaky = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex6-no_mask")
-    materialise_together([leaky], [], base / "leaky")
-    start_early("demo solutions", "demo", "--solutions")  # the default seed, as a learner runs it
-    start_early("demo leaky", "demo", "--submission", base / "leaky")
+    """The self-test's longest single runs: the demo's three trainings and its stubs, the stubs, a
+    report in Chinese, and the grading step of CI (see the tests that read them)."""
+    for name, mistake in (("leaky", "no_mask"), ("detached", "detached_weights")):
+        ex6 = next(m for m in MISTAKES if mistake_id(m) == f"mistake-ex6-{mistake}")
+        materialise_together([ex6], [], base / name)
+    demo = ("demo", "--json")  # the default seed, as a learner runs it; the figures in base/
+    start_early("demo solutions", *demo, base / "demo.json", "--solutions")
+    start_early("demo leaky", *demo, base / "demo-leaky.json", "--submission", base / "leaky")
+    start_early("demo detached", *demo, base / "demo-detached.json",
+                "--submission", base / "detached")
     shutil.copytree(ROOT / "exercises", base / "stubs")
-    start_early("demo stubs", "demo", "--submission", base / "stubs")
+    start_early("demo stubs", *demo, base / "demo-stubs.json", "--submission", base / "stubs")
     start_early("stubs")  # python grader.py, as a learner starts out
     zh = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
     materialise_together([zh], [], base / "zh")
