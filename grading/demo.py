@@ -392,13 +392,13 @@ def report(result, lang, png_path):
     found = warnings(result)
     if "peeked" in found:
         out += ["", Bi(f"⚠ 你的注意力头训练损失是 {m['head']['train_loss']:.3f}，低于理论下限 {floor:.3f}："
-                       "这不可能靠本事做到——它在训练时偷看了答案。第 3 个位置的任务是依据前 3 个字预测第 4 个字，"
+                       "这不可能靠本事做到——它在训练时偷看了答案。第 3 个字（位置 2）的任务是依据前 3 个字预测第 4 个字，"
                        "它却看到了第 4 个字；进入真实的生成场景（此时并没有答案可看），它便会失效，上面生成的句子就是证明。"
                        "检查因果掩码（练习 5、6）。",
                        f"⚠ Your head's training loss is {m['head']['train_loss']:.3f}, below the "
                        f"floor of {floor:.3f}: no model can earn that, so it peeked at the answer "
-                       "while training. Position 3 must predict character 4 from the first 3, but it "
-                       "saw character 4; when it generates, there is no answer to look at and it "
+                       "while training. The 3rd character (position 2) must predict the 4th from the "
+                       "first 3, but it saw the 4th; when it generates, there is no answer to look at and it "
                        "fails, as its sentences above show. Check the causal mask (exercises 5 and "
                        "6).").render(lang)]
     if "not_learning" in found:
