@@ -9,7 +9,8 @@
     python grader.py --watch         regrade the exercise you are editing each time you save it
     python grader.py hint 5 [LEVEL]  a hint for exercise 5 (a nudge, then the lesson's step)
     python grader.py --lang zh|en    the report's language (default: from LC_ALL / LANG)
-    python grader.py --check         the repository's own test, for instructors
+    python grader.py --check         the repository's own test, for instructors (about a minute)
+    python grader.py --check --full  also the grader's own machinery, as CI runs it (a few minutes)
     python grader.py --batch DIR --csv grades.csv   a class's gradebook, one subfolder each
     python grader.py release OUT     the student copy: no solutions, no fixtures
     python grader.py gradescope OUT.zip   the Gradescope autograder (holds the solutions)
@@ -50,6 +51,9 @@ def parse(argv):
     where.add_argument("--check", action="store_true",
                        help="instructors: prove the solutions pass, the stubs fail, and the "
                             "grader's own tests pass")
+    parser.add_argument("--full", action="store_true",
+                        help="with --check: also test the grader's own machinery (walls, both "
+                             "backends on every fixture, command line, demo, CI step, Gradescope)")
     parser.add_argument("--seed", type=int, help="replay the random inputs of an earlier run")
     parser.add_argument("--json", metavar="PATH", help="write results (Gradescope's format) here")
     parser.add_argument("--csv", metavar="PATH", help="with --batch: the gradebook, one row each")
@@ -95,6 +99,8 @@ def parse(argv):
     args = parser.parse_args(argv)
     if args.level is not None:
         parser.error(f"unrecognized arguments: {args.level}")
+    if args.full and not args.check:
+        parser.error("--full goes with --check: python grader.py --check --full")
     args.hint, args.release, args.demo = False, None, False
     return args
 
@@ -128,7 +134,7 @@ def main(argv=None):
                   file=sys.stderr)
             return USAGE_ERROR
         from grading.check import check
-        return check()
+        return check(full=args.full)
     if getattr(args, "gradescope", None):
         from grading.gradescope import main as gradescope
         return gradescope([args.gradescope])

@@ -28,7 +28,9 @@ import subprocess
 import sys
 import tempfile
 
+from grading.python_walls import tripwire_wanted
 from grading.zygote import MEMORY_CAP, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT, GradingError
+from grading.zygote import minimal_environment as zygote_environment
 
 BACKENDS = ("auto", "linux", "portable")
 
@@ -65,18 +67,16 @@ def start(root, memory=MEMORY_CAP, clients=1, batch=False):
 
 
 def minimal_environment(home):
-    """The worker sees no variable of the caller's (no CI tokens): only these, and on Windows
-    the few without which Python cannot start."""
-    env = {"HOME": home, "TMPDIR": home, "TEMP": home, "TMP": home, "OMP_NUM_THREADS": "1",
-           "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8",
+    """The Linux worker's environment (zygote.minimal_environment: no variable of the caller's),
+    with what other systems need: no C.UTF-8 locale on macOS, and on Windows the few variables
+    without which Python cannot start."""
+    env = {**zygote_environment(home), "TEMP": home, "TMP": home, "PYTHONIOENCODING": "utf-8",
            "PYTHONUTF8": "1"}
-    if sys.platform.startswith("linux"):
-        env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})  # macOS has no C.UTF-8 locale
+    if not sys.platform.startswith("linux"):
+        del env["LANG"], env["LC_ALL"]
     if sys.platform == "win32":
         env.update({k: os.environ[k] for k in ("SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "PATH",
                                                "PATHEXT", "USERPROFILE") if k in os.environ})
-    else:
-        env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
     return env
 
 
@@ -115,7 +115,7 @@ class PortableLauncher:
         self.fresh = []  # connected, never given a submission
         self.lent = {}  # pid → process, working for the judge
         self.idle = {}  # package_dir → a process that finished an exercise of it cleanly
-        self.tripwire = _tripwire_wanted()
+        self.tripwire = tripwire_wanted()
         if first:
             self._start_one()
 
@@ -256,8 +256,3 @@ def _kill_group(popen):
         popen.kill()
     except OSError:
         pass
-
-
-def _tripwire_wanted():
-    from grading.python_walls import tripwire_wanted
-    return tripwire_wanted()

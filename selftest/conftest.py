@@ -11,6 +11,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -43,7 +44,7 @@ def start_early(name, *args, lang="en", command=None, **popen):
     test gets its result with early_run(name). `command` replaces `grader.py *args`."""
     command = command or [sys.executable, str(ROOT / "grader.py"), *map(str, args), "--lang", lang]
     _early[name] = subprocess.Popen(command, **{"cwd": ROOT, **popen}, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True)
+                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
 def early_folder():
@@ -81,20 +82,42 @@ def fingerprint(folder):
 
 
 def processes_mentioning(text):
-    """Pids of live processes whose command line mentions text."""
+    """Pids of live processes whose command line mentions text. A folder is matched as a path,
+    whole or followed by a separator: /tmp/x/repository is not mentioned by /tmp/x/repository-2."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) != os.getpid():
             try:
                 with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if text.encode() in f.read():
-                        found.append(int(entry))
+                    arguments = f.read().split(b"\0")
             except OSError:
-                pass
+                continue
+            if any(_mentions(argument, text) for argument in arguments):
+                found.append(int(entry))
     return found
 
 
+def _mentions(argument, text):
+    if not os.path.isabs(text):
+        return text.encode() in argument
+    path = text.encode()
+    at = argument.find(path)
+    while at >= 0:
+        end = at + len(path)
+        if end == len(argument) or argument[end:end + 1] in (b"/", os.sep.encode()):
+            return True
+        at = argument.find(path, at + 1)
+    return False
+
+
 _batch = {}  # started when the session starts, so the other tests run while it grades
+
+
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true",
+                     help="also the grader's own machinery (tests marked full): the walls, the "
+                          "portable backend on every fixture, the command line, the demo, the CI "
+                          "step, Gradescope")
 
 
 def pytest_sessionstart(session):
@@ -132,9 +155,10 @@ def pytest_sessionstart(session):
                        "--csv", str(base / "grades.csv"), "--jobs", "2",
                        "--timeout", str(CALL_TIMEOUT)],
                       cwd=copy, env=environment, stdout=subprocess.PIPE,
-                      stderr=subprocess.STDOUT, text=True))
-    start_portable_batch(base, folder, views)
-    start_long_runs(base)  # after the batches: they are the longest
+                      stderr=subprocess.STDOUT, text=True, start_new_session=True))
+    if session.config.getoption("full"):
+        start_portable_batch(base, folder, views)
+        start_long_runs(base)  # after the batches: they are the longest
 
 
 def start_portable_batch(base, folder, views):
@@ -161,7 +185,7 @@ def start_portable_batch(base, folder, views):
                        "--json", str(base / "portable.json"), "--seed", str(SEED),
                        "--jobs", "2", "--timeout", str(CALL_TIMEOUT)],
                       cwd=copy, env=environment, stdout=subprocess.PIPE,
-                      stderr=subprocess.STDOUT, text=True))
+                      stderr=subprocess.STDOUT, text=True, start_new_session=True))
 
 
 def start_long_runs(base):
@@ -187,19 +211,27 @@ def start_long_runs(base):
 
 
 def pytest_sessionfinish(session):
-    for run in _early.values():
-        run.kill()
+    """A session cut short (a -k, a failure with -x, Ctrl-C) leaves no run behind: each was
+    started in a session of its own, and its whole process group is killed."""
+    runs = [*_early.values(), *(_batch[name] for name in ("run", "portable_run") if name in _batch)]
+    for run in runs:
+        try:
+            os.killpg(run.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # over already, group and all
         run.wait()
-    for name in ("run", "portable_run"):
-        if name in _batch:
-            _batch[name].kill()
-            _batch[name].wait()
     if "base" in _batch:
         shutil.rmtree(_batch["base"], ignore_errors=True)
 
 
-def pytest_collection_modifyitems(items):
-    """Tests that need the batch's results last: the rest run while it grades."""
+def pytest_collection_modifyitems(config, items):
+    """Without --full, the tests of the grader's own machinery are left out (and counted as
+    deselected). Tests that need the batch's results last: the rest run while it grades."""
+    if not config.getoption("full"):
+        machinery = [item for item in items if item.get_closest_marker("full")]
+        if machinery:
+            config.hook.pytest_deselected(items=machinery)
+            items[:] = [item for item in items if not item.get_closest_marker("full")]
     items.sort(key=lambda item: ("portable_graded" in item.fixturenames,
                                  "graded" in item.fixturenames))
 
@@ -263,3 +295,12 @@ def graded(batch_records):
 
 def pytest_report_header():
     return f"grading fixtures with seed {SEED}"
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    left_out = len(terminalreporter.stats.get("deselected", []))
+    if left_out and not config.getoption("full"):
+        terminalreporter.write_line(
+            f"{left_out} tests of the grader's own machinery (walls, portable backend, command "
+            f"line, demo, CI step, Gradescope) were left out: python grader.py --check --full "
+            f"runs them (CI does).")

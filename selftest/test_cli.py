@@ -4,7 +4,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT, early_folder, early_run, run_grader
+
+pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
 
 
 def test_untouched_stubs_report_zero_and_point_to_ex1():
@@ -42,6 +46,10 @@ def test_bad_exercise_is_a_one_line_error():
 
 def test_unknown_option_is_a_one_line_error():
     assert "unrecognized arguments" in one_line_error(run_grader("--bogus"))
+
+
+def test_full_without_check_is_a_one_line_error():
+    assert "--full goes with --check" in one_line_error(run_grader("--full"))
 
 
 def test_unwritable_results_path_is_a_one_line_error(tmp_path):

@@ -16,7 +16,7 @@ from grading import demo
 SEED = 1337  # the demo's default seed, which the early runs use
 # A demo trains for about 8 s alone; beside the fixture batches on a busy box it takes much longer
 # than pytest.ini's 30 s, and the first test to ask waits for it.
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.full, pytest.mark.timeout(240)]
 
 
 def figures(name):

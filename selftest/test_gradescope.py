@@ -14,6 +14,8 @@ import pytest
 from grading import gradescope
 from grading.session import EXERCISES
 
+pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
+
 ROOT = Path(__file__).resolve().parents[1]
 LAST = EXERCISES[-1]  # ex6_head, the exercise the partial submission leaves out
 MISSING_MESSAGE = f"{LAST}.py is missing from the submission"  # the grader's own words

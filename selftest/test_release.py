@@ -26,6 +26,7 @@ def test_no_solution_and_no_fixture_is_shipped(student_copy):
     assert not leaked
 
 
+@pytest.mark.full
 def test_it_grades_the_public_checks_and_explains_the_hidden_ones(student_copy, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(student_copy, copy)

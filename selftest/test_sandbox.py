@@ -24,7 +24,7 @@ from grading import sandbox
 ROOT = Path(__file__).resolve().parents[1]
 GIB = 1024 ** 3
 TIMEOUT = 90  # seconds for one walled interpreter: with torch, 3 s here, 20 s on a busy box
-pytestmark = pytest.mark.timeout(TIMEOUT + 30)  # more than pytest.ini's 30 s, for the same reason
+pytestmark = [pytest.mark.full, pytest.mark.timeout(TIMEOUT + 30)]  # more than pytest.ini's 30 s, for the same reason
 
 
 def _seccomp_available():

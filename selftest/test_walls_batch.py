@@ -32,6 +32,8 @@ import pytest
 from conftest import processes_mentioning
 from fixtures import SOLUTIONS, SUBMISSIONS, exercise_of_fixture, materialise_files
 
+pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
+
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 7
 RUN_LIMIT = 120  # seconds the whole batch may take
