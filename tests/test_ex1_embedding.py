@@ -137,14 +137,28 @@ def diagnose(probe):
                          f"The output was flattened to (B*T, n_embd) = ({B * T}, {C}). After the "
                          "lookup each character becomes a vector and the data stays (B, T, n_embd): "
                          "B samples of T characters each")
-    if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, C) \
-            and not close(got, inputs["table"][inputs["idx"]]):
+    table = inputs["table"]  # (vocab_size, n_embd), set as the module's table
+    if isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(table.shape) \
+            and close(got, table):
+        return Diagnosis("ex1.whole_table",
+                         f"forward 返回的是整张表 ({table.shape[0]}, {C})，没有用编号去查：每个字要取出它自己的那一行，"
+                         "self.token_embedding_table(idx)，得到 (B, T, n_embd)",
+                         f"forward returned the whole table ({table.shape[0]}, {C}) without "
+                         "looking the ids up: each character takes its own row, "
+                         "self.token_embedding_table(idx), giving (B, T, n_embd)")
+    if not (isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, C)):
+        return None
+    if not close(got, table[inputs["idx"]]):
         return Diagnosis("ex1.not_the_table",
-                         "输出的向量不是 self.token_embedding_table 里的行：表要在 __init__ 里建一次、"
-                         "存在 self 上，forward 只用它查表（在 forward 里新建的表每次都不一样，也不会被训练）",
-                         "The vectors are not rows of self.token_embedding_table: build the table "
-                         "once in __init__, keep it on self, and only look it up in forward (a "
-                         "table made in forward is new at every call and never trained)")
+                         "输出的向量不是 self.token_embedding_table 里编号选中的那些行。表要在 __init__ 里建一次、"
+                         "存在 self 上，forward 返回 self.token_embedding_table(idx)，也就是那些行本身：不要在 forward "
+                         "里新建表（每次都不一样，也不会被训练），查到之后也不要再改动这些行",
+                         "The vectors are not the rows of self.token_embedding_table that the ids "
+                         "pick. Build the table once in __init__, keep it on self, and return "
+                         "self.token_embedding_table(idx), those rows themselves: no table made "
+                         "in forward (new at every call, never trained), and no change to the "
+                         "rows after the lookup")
+    # In range the lookup is right: what happens to ids outside the vocabulary?
     outcomes = probe.submission(out_of_range, **sizes(shape))  # for ids vocab_size, +3, −1
     if outcomes == ["IndexError", "IndexError", ""]:
         return Diagnosis("ex1.negative_ids",

@@ -3,8 +3,8 @@ import torch
 
 from grading.i18n import Bi
 from grading.testkit import SHAPES, SHOULD_BE, Diagnosis, Way, close, expect_close, \
-    expect_no_loop, expect_tensor, fail, hidden, named_slips, operations, public, randn, \
-    upper_triangle
+    expect_no_loop, expect_tensor, fail, hidden, lesson, named_slips, operations, public, randn, \
+    slip_diagnosis, upper_triangle
 
 LENGTHS = (1, 5, 8)
 HINTS = [
@@ -193,6 +193,19 @@ AVERAGING_STEPS = {
             "Each position averages all T positions, the future included. Start from the "
             "lower-triangular tril, whose row i has 1s only in its first i+1 places (a softmax "
             "of a matrix of 0s gives the same: the future must be −∞, not 0)"),
+        Way("diagonal_excluded", lambda T: torch.tril(ones_matrix(T), diagonal=-1),
+            "下三角矩阵没有包括对角线（torch.tril(…, diagonal=-1)）：位置 i 只平均了它之前的字，没有它自己；"
+            "第 0 行一个 1 也没有，归一化时 0/0 得到 NaN。课文第 i 行平均的是位置 0 到 i，包括自己：torch.tril(torch.ones(T, T))",
+            "The lower triangle leaves out the diagonal (torch.tril(…, diagonal=-1)): position i "
+            "averages only what came before it, not itself, and row 0 has no 1 at all, so "
+            "normalising it gives 0/0 = NaN. The lesson's row i averages positions 0 to i, "
+            "itself included: torch.tril(torch.ones(T, T))"),
+        Way("one_step_of_future", lambda T: torch.tril(ones_matrix(T), diagonal=1),
+            "下三角矩阵多了一条对角线（torch.tril(…, diagonal=1)）：位置 i 还平均进了位置 i+1，那是未来。"
+            "课文第 i 行只平均位置 0 到 i：torch.tril(torch.ones(T, T))",
+            "The triangle reaches one diagonal too far (torch.tril(…, diagonal=1)): position i "
+            "also averages position i+1, which is the future. The lesson's row i averages "
+            "positions 0 to i only: torch.tril(torch.ones(T, T))"),
     ],
     "normalise": [
         Way("row_sums", lambda m: m / m.sum(dim=1, keepdim=True)),
@@ -239,6 +252,17 @@ AVERAGING_STEPS = {
 }
 
 
+X_AT_WEIGHTS = Way("x_at_weights", "right",
+                   "乘法的顺序反了：x @ weights 是在通道（C）方向上混合，而不是在位置（T）方向上平均。"
+                   "(T, T) 的 weights 放在左边：weights @ x",
+                   "The product is the wrong way round: x @ weights mixes the channels (C), not "
+                   "the positions (T). The (T, T) weights go on the left: weights @ x")
+# average_context's space: the matrix's steps (it may build its own, or average another way that
+# equals a matrix product: x.cumsum(1) / T is (tril / T) @ x), and which side x goes on.
+AVERAGE_STEPS = {**AVERAGING_STEPS, "product": [Way("weights_at_x", "left"), X_AT_WEIGHTS]}
+DIAGNOSE_B = 2  # the batch size of diagnose's call of average_context (T is 5)
+
+
 def diagnose(probe):
     T = 5
     got, _ = probe(matrix, T=T)
@@ -246,14 +270,20 @@ def diagnose(probe):
     found = named_slips(AVERAGING_STEPS, [(got, weights_made_by)], "ex2.", most=2)
     if found:
         return found
-    x_shape = dict(B=2, T=T, C=T)  # C == T: x @ weights runs, silently wrong
+    x_shape = dict(B=DIAGNOSE_B, T=T, C=T)  # C == T: x @ weights runs, silently wrong
     got, _ = probe(average, **x_shape)
     x = probe.inputs(draw, **x_shape).double()
-    weights = torch.tril(torch.ones(T, T, dtype=torch.float64))
-    weights = weights / weights.sum(dim=1, keepdim=True)
-    if close(got, x @ weights):
-        return X_AT_WEIGHTS
-    if not close(got, weights @ x):  # the loop's diagnosis says that the values are right
+
+    def averaged(pick):
+        weights = weights_made_by(pick)
+        return weights @ x if pick["product"] == "left" else x @ weights
+    found = named_slips(AVERAGE_STEPS, [(got, averaged)], "ex2.", most=2)
+    if found and found.key == "ex2.x_at_weights":
+        return found
+    if found:  # averaging_matrix is right: the slip is average_context's own
+        return Diagnosis(found.key, "average_context 里：" + found.text.zh,
+                         "In average_context: " + found.text.en)
+    if not close(got, averaged(lesson(AVERAGE_STEPS))):  # the loop's diagnosis says so
         return None
     counts = probe.submission(calls, C=SHAPES[0]["n_embd"])
     if len({c["operators"] for c in counts.values()}) > 1 \
@@ -267,16 +297,17 @@ def diagnose(probe):
     return None
 
 
-X_AT_WEIGHTS = Diagnosis("ex2.x_at_weights",
-                         "乘法的顺序反了：x @ weights 是在通道（C）方向上混合，而不是在位置（T）方向上平均。"
-                         "(T, T) 的 weights 放在左边：weights @ x",
-                         "The product is the wrong way round: x @ weights mixes the channels (C), "
-                         "not the positions (T). The (T, T) weights go on the left: weights @ x")
-
-
 def diagnose_error(error):
-    frames = error.get("frames", [])
-    if "cannot be multiplied" in error.get("message", "") and frames \
-            and frames[-1][2] == "average_context":
-        return X_AT_WEIGHTS
+    frames, message = error.get("frames", []), error.get("message", "")
+    if not frames or frames[-1][2] != "average_context":
+        return None
+    if "cannot be multiplied" in message:
+        return slip_diagnosis("ex2.", [X_AT_WEIGHTS])
+    if f"[{DIAGNOSE_B}, {DIAGNOSE_B}]" in message:  # a (B, B) matrix met the (B, T, C) input
+        return Diagnosis("ex2.matrix_sized_by_B",
+                         "average_context 用批量大小 B 建了平均矩阵：x 的形状是 (B, T, C)，平均矩阵要是 (T, T) 的，"
+                         "T 是 x.shape[1]（B, T, C = x.shape 里的第二个），不是 x.shape[0]",
+                         "average_context built the averaging matrix from the batch size B: x is "
+                         "(B, T, C) and the matrix is (T, T), T being x.shape[1] (the second of "
+                         "B, T, C = x.shape), not x.shape[0]")
     return None

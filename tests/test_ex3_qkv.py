@@ -1,6 +1,4 @@
 """Exercise 3 · query, key, value (查询、键、值): three Linear(n_embd, head_size, bias=False)."""
-import itertools
-
 import torch
 
 from grading.i18n import Bi
@@ -8,6 +6,7 @@ from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_seque
     draw_qkv, expect_tensor, fail, hidden, public, set_linear
 
 NAMES = ("q", "k", "v")
+LAYERS = ("query", "key", "value")  # the layer that makes each
 HINTS = [
     Bi("三个角色各有自己的一套参数：查询、键、值各用一个线性层从同一个字向量变换得到。每个层把 n_embd "
        "个数变成 head_size 个数。",
@@ -135,15 +134,25 @@ def diagnose(probe):
                          "输入全为 0 时输出不为 0：线性层带了偏置。课文的三个层都是 bias=False",
                          "A zero input gives a non-zero output: a layer has a bias. The lesson's "
                          "three layers all have bias=False")
-    if want is not None:
-        for order in itertools.permutations(range(3)):
-            if order != (0, 1, 2) and all(close(got[i], want[j]) for i, j in enumerate(order)):
-                names = ", ".join(NAMES[j] for j in order)
-                return Diagnosis("ex3.order",
-                                 f"三个输出都对，但顺序是 ({names})。查询、键、值要按 (q, k, v) 的顺序返回",
-                                 f"The three outputs are right but in the order ({names}). Return "
-                                 "them as (q, k, v): query, key, value")
-    return None
+    if want is None:
+        return None
+    # Which layer each returned tensor came out of: query, key or value (None: none of them).
+    made_by = [next((j for j in range(3) if close(got[i], want[j])), None) for i in range(3)]
+    if None in made_by or made_by == [0, 1, 2]:
+        return None
+    if len(set(made_by)) == 3:
+        names = ", ".join(NAMES[j] for j in made_by)
+        return Diagnosis("ex3.order",
+                         f"三个输出都对，但顺序是 ({names})。查询、键、值要按 (q, k, v) 的顺序返回",
+                         f"The three outputs are right but in the order ({names}). Return them "
+                         "as (q, k, v): query, key, value")
+    wrong = [f"{NAMES[i]} = self.{LAYERS[j]}(x)" for i, j in enumerate(made_by) if i != j]
+    return Diagnosis("ex3.layer_reused",
+                     f"有输出用了别人的层：{'，'.join(wrong)}。查询、键、值各司其职，各要一个自己的 nn.Linear："
+                     "q = self.query(x)，k = self.key(x)，v = self.value(x)",
+                     f"An output came out of another's layer: {', '.join(wrong)}. Query, key and "
+                     "value each do their own job with an nn.Linear of their own: "
+                     "q = self.query(x), k = self.key(x), v = self.value(x)")
 
 
 def layer_shape_diagnosis(error, exercise):

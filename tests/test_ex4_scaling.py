@@ -120,6 +120,14 @@ SCORE_STEPS = {
             "分数表被转置了：算的是 k @ qᵀ。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的键的点积：q @ kᵀ",
             "The table of scores is transposed: k @ qᵀ was computed. Row i, column j is query i "
             "dotted with key j: q @ kᵀ"),
+        Way("q_at_q", lambda q, k: q @ q.transpose(-2, -1),
+            "算的是 q @ qᵀ：查询和查询比，键没有用上。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的键的点积：q @ kᵀ",
+            "q @ qᵀ was computed: queries matched against queries, and the keys unused. Row i, "
+            "column j is query i dotted with key j: q @ kᵀ"),
+        Way("k_at_k", lambda q, k: k @ k.transpose(-2, -1),
+            "算的是 k @ kᵀ：键和键比，查询没有用上。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的键的点积：q @ kᵀ",
+            "k @ kᵀ was computed: keys matched against keys, and the queries unused. Row i, "
+            "column j is query i dotted with key j: q @ kᵀ"),
     ],
     "scale": [
         Way("sqrt_head_size", lambda n: n["head_size"] ** -0.5),

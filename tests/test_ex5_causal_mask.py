@@ -196,12 +196,14 @@ def test_matches_reference(compare):
 # The mistake space of causal_softmax: the lesson's five choices, each with the slips learners make
 # (the lesson's way first). Exercise 6's head reuses these steps for its own mask and softmax.
 
-def kept(upper, keep):
+def kept(upper, keep, diagonal=0):
     """(T, T) bool → True where a score is kept: the lower triangle (tril) or the upper (triu),
-    the positions where it is 1 (keep) or 0 (an inverted mask)."""
+    from the given diagonal (-1: below it; 1: one step above it), the positions where it is 1
+    (keep) or 0 (an inverted mask)."""
     def mask(T):
         ones = torch.ones(T, T)
-        return (torch.triu(ones) if upper else torch.tril(ones)) == (1 if keep else 0)
+        triangle = torch.triu(ones, diagonal) if upper else torch.tril(ones, diagonal)
+        return triangle == (1 if keep else 0)
     return mask
 
 
@@ -218,6 +220,22 @@ MASK_STEPS = {
             "The mask is inverted: −∞ went where tril == 1, the past and the position itself, "
             "leaving the future; the last row is all −∞ and turns into NaN after softmax. Fill "
             "where tril == 0"),
+        Way("diagonal_masked", kept(upper=False, keep=True, diagonal=-1),
+            "掩码连对角线也遮住了：位置 i 连它自己都看不到（例如 torch.tril(…, diagonal=-1)，或者把不带 diagonal=1 "
+            "的 torch.triu 当成要屏蔽的位置）。第 0 行于是全是 −∞，softmax 之后变成 NaN。每个位置看的是它自己和它之前的字："
+            "要屏蔽的是 torch.tril(torch.ones(T, T)) == 0 的位置",
+            "The mask covers the diagonal too: position i cannot see even itself "
+            "(torch.tril(…, diagonal=-1), say, or a torch.triu without diagonal=1 taken as what "
+            "to hide). Row 0 is then all −∞ and turns into NaN after softmax. Each position sees "
+            "itself and what came before it: hide where torch.tril(torch.ones(T, T)) == 0"),
+        Way("one_step_of_future", kept(upper=False, keep=True, diagonal=1),
+            "掩码多留了一步未来：位置 i 还能看到位置 i+1（例如 torch.tril(…, diagonal=1)，或者 torch.triu(…, "
+            "diagonal=2)）。下一个字正是要预测的答案。要屏蔽的是 torch.tril(torch.ones(T, T)) == 0 的位置，"
+            "对角线 diagonal=0",
+            "The mask leaves one step of the future visible: position i still sees position i+1 "
+            "(torch.tril(…, diagonal=1), say, or torch.triu(…, diagonal=2)). The next character "
+            "is the very answer to predict. Hide where torch.tril(torch.ones(T, T)) == 0, "
+            "diagonal 0"),
         Way("no_mask", None,
             "没有因果掩码：每一行都对所有位置做了 softmax，位置 i 看到了它之后的字——那是答案。在 softmax 之前"
             "把 tril == 0 的位置填成 −∞",
@@ -250,11 +268,11 @@ MASK_STEPS = {
             "softmax ran over dim=1 (down the columns): each column sums to 1 now. Row i holds "
             "position i's weights: softmax over the last dimension, dim=-1"),
         Way("softmax_no_dim", 0,
-            "F.softmax 没有写 dim：对 (B, T, T) 的张量，PyTorch 会替你选 dim=0，也就是批量那一维（并给出警告），"
-            "于是同一位置的不同样本之间互相归一化。第 i 行是位置 i 的权重：写明 dim=-1",
-            "F.softmax was called without dim: on a (B, T, T) tensor PyTorch then picks dim=0, "
-            "the batch (and warns about it), so the samples are normalised against each other. "
-            "Row i holds position i's weights: say dim=-1"),
+            "softmax 沿 dim=0（批量那一维）做的：同一位置的不同样本之间互相归一化了。F.softmax 不写 dim 时，"
+            "对 (B, T, T) 的张量 PyTorch 替你选的就是 dim=0（并给出警告）。第 i 行是位置 i 的权重：写明 dim=-1",
+            "The softmax ran over dim=0, the batch, so the samples are normalised against each "
+            "other. That is also what PyTorch picks for a (B, T, T) tensor when F.softmax is "
+            "given no dim (with a warning). Row i holds position i's weights: say dim=-1"),
     ],
     "softmax": [
         Way("softmax", torch.softmax),

@@ -279,6 +279,16 @@ HEAD_STEPS = {
         Way("qkv_all_key", lambda q, k, v: (k, k, k),
             "q、k、v 都是由 self.key 算出来的，三者完全相同。" + LAYER_TEXT[0],
             "q, k and v all come out of self.key, so the three are the same. " + LAYER_TEXT[1]),
+        Way("k_from_query", lambda q, k, v: (q, q, v),
+            "k 是由 self.query 算出来的（k = self.query(x)），于是分数是 q @ qᵀ：查询和查询比，而不是和键比。"
+            + LAYER_TEXT[0],
+            "k comes out of self.query (k = self.query(x)), so the scores are q @ qᵀ: queries "
+            "matched against queries, not keys. " + LAYER_TEXT[1]),
+        Way("q_from_key", lambda q, k, v: (k, k, v),
+            "q 是由 self.key 算出来的（q = self.key(x)），于是分数是 k @ kᵀ：键和键比，没有查询。"
+            + LAYER_TEXT[0],
+            "q comes out of self.key (q = self.key(x)), so the scores are k @ kᵀ: keys matched "
+            "against keys, with no query. " + LAYER_TEXT[1]),
         Way("qkv_all_value", lambda q, k, v: (v, v, v),
             "q、k、v 完全相同，都出自同一个层（这次检查设为 self.value 的那一个：三个名字指向同一个 nn.Linear，"
             "或者三次都用了 self.value(x)）。" + LAYER_TEXT[0],
@@ -310,14 +320,17 @@ HEAD_STEPS = {
             "The output is weights @ x: the weighted sum is over the values v, not over the "
             "characters' vectors x (so the output has head_size numbers, not n_embd)"),
         Way("weights_at_k", lambda x, q, k, v: k,
-            "输出是 weights @ k：加权求和的对象应当是值向量 v = self.value(x)，不是键 k。键只用来打分，值才是交付的内容",
-            "The output is weights @ k: the weighted sum is over the values v = self.value(x), "
-            "not the keys k. Keys only score the match; the values are what is handed over"),
+            "输出是 weights @ k（或者 v 是由 self.key 算出来的）：加权求和的对象应当是值向量 v = self.value(x)，"
+            "不是键 k。键只用来打分，值才是交付的内容",
+            "The output is weights @ k (or v came out of self.key): the weighted sum is over the "
+            "values v = self.value(x), not the keys k. Keys only score the match; the values are "
+            "what is handed over"),
         Way("weights_at_q", lambda x, q, k, v: q,
-            "输出是 weights @ q：加权求和的对象应当是值向量 v = self.value(x)，不是查询 q。查询只用来打分，值才是交付的内容",
-            "The output is weights @ q: the weighted sum is over the values v = self.value(x), "
-            "not the queries q. Queries only score the match; the values are what is handed "
-            "over"),
+            "输出是 weights @ q（或者 v 是由 self.query 算出来的）：加权求和的对象应当是值向量 v = self.value(x)，"
+            "不是查询 q。查询只用来打分，值才是交付的内容",
+            "The output is weights @ q (or v came out of self.query): the weighted sum is over "
+            "the values v = self.value(x), not the queries q. Queries only score the match; the "
+            "values are what is handed over"),
     ],
 }
 
