@@ -109,7 +109,8 @@ def set_embedding(module, weight):
                        f"self.token_embedding_table.weight has shape {shape}, but "
                        f"nn.Embedding(vocab_size={vocab_size}, n_embd={n_embd}) has "
                        f"({vocab_size}, {n_embd})",
-                       key="embedding_shape", shape=shape, vocab_size=vocab_size, n_embd=n_embd)
+                       key="embedding_shape", shape=shape, vocab_size=vocab_size, n_embd=n_embd,
+                       kind=module.inspect("token_embedding_table").get("type", ""))
 
 
 def raises(call, *args):
@@ -327,6 +328,8 @@ def row_gradients(function, inputs, future, gen):
     if not isinstance(with_rows, torch.Tensor) or with_rows.dim() < 2 \
             or with_rows.shape[:2] != inputs.shape[:2]:
         return {"grad": None, "agreement": [], "output": with_rows}
+    if not same(function(inputs), with_rows):  # randomness: no derivative to compare
+        return {"grad": None, "agreement": [], "output": with_rows, "random": True}
     grad_output = torch.zeros(with_rows.shape)
     for t in range(inputs.shape[0]):
         grad_output[t, t] = randn(gen, *with_rows.shape[2:])
@@ -354,8 +357,34 @@ def finite_difference(function, inputs, direction, grad_output, step=1e-3):
     return float((grad_output.double() * (ahead.double() - behind.double())).sum() / (2 * step))
 
 
+def expect_repeatable(first, again, what):
+    """The same input gave the same output twice: nothing random is left on in eval() mode,
+    where a check that changes an input must see only what that change did."""
+    if isinstance(first, torch.Tensor) and isinstance(again, torch.Tensor) \
+            and first.shape == again.shape and not same(first, again):
+        not_repeatable(what)
+
+
+def not_repeatable(what):
+    fail(f"同一个输入调用两次 {what}，输出却不一样：里面有随机的东西（例如没有写 training=self.training 的 "
+         "F.dropout，或者 torch.rand）。评分时模块处于 eval() 模式，nn.Dropout 会自己关掉；F.dropout 要写 "
+         "training=self.training",
+         f"{what} gave two different outputs for the same input: something random runs in it "
+         "(F.dropout without training=self.training, or torch.rand, say). Grading puts the "
+         "module in eval() mode, where nn.Dropout switches itself off; F.dropout needs "
+         "training=self.training")
+
+
 def expect_row_gradients(result, what):
     """The gradients came back, and they agree with the forward pass; returns them (float64)."""
+    output = result.get("output")
+    if result.get("random"):
+        not_repeatable(what)
+    if result["grad"] is None and not (isinstance(output, torch.Tensor) and output.dim() >= 2):
+        kind = kind_of(output)
+        fail(f"{what} 应当返回一个张量，实际返回的是{kind.zh}，没法检查它的梯度",
+             f"{what} should return one tensor, but it returned {kind.en}, whose gradient "
+             "cannot be checked")
     if result["grad"] is None:
         fail(f"{what} 的输出不带梯度：里面用了 torch.no_grad() 或 .detach()？这样模型就没法通过它学习",
              f"the output of {what} carries no gradient: torch.no_grad() or .detach() inside? "
@@ -364,12 +393,15 @@ def expect_row_gradients(result, what):
         if numeric is None or abs(numeric - claimed) > 2e-2 + 2e-2 * abs(numeric):
             shown = "?" if numeric is None else f"{numeric:.4g}"
             fail(f"autograd 通过 {what} 算出的梯度，与它的输出实际怎样随输入变化对不上（沿一个随机方向：梯度给出 "
-                 f"{claimed:.4g}，有限差分给出 {shown}）：有一部分计算被切断在 autograd 之外——里面用了 "
-                 ".detach()、.data 或 torch.no_grad()？",
+                 f"{claimed:.4g}，有限差分给出 {shown}）：要么有一部分计算被切断在 autograd 之外（里面用了 "
+                 ".detach()、.data 或 torch.no_grad()？），要么输出只能一大步一大步地变（例如给分数加上 1e9 "
+                 "这样巨大的数，会抹掉它们的精度）",
                  f"the gradient autograd computes through {what} disagrees with how its output "
                  f"really changes (along a random direction: the gradient gives {claimed:.4g}, "
-                 f"finite differences give {shown}): part of the computation is cut off from "
-                 "autograd — .detach(), .data or torch.no_grad() inside?")
+                 f"finite differences give {shown}): either part of the computation is cut off "
+                 "from autograd (.detach(), .data or torch.no_grad() inside?), or the output "
+                 "changes only in coarse steps (a huge number such as 1e9 added to the scores "
+                 "wipes out their precision)")
     return result["grad"].double()
 
 
@@ -413,6 +445,10 @@ def same(got, want, atol=1e-5, rtol=1e-5):
     if not (isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor)) \
             or got.shape != want.shape or got.is_complex():
         return False
+    if got.numel():  # one entry first: most of a slip search's candidates differ there
+        g, w = float(got.reshape(-1)[-1]), float(want.reshape(-1)[-1])  # the last position
+        if math.isfinite(g) and math.isfinite(w) and abs(g - w) > atol + rtol * abs(w):
+            return False
     got, want = got.double(), want.double()
     special = ~torch.isfinite(got) | ~torch.isfinite(want)  # must be the very same NaN or ±∞
     alike = (torch.isnan(got) & torch.isnan(want)) | (torch.isinf(got) & (got == want))
@@ -459,18 +495,22 @@ def _output(compute, pick, got):
 
 
 def named_slips(steps, draws, prefix, most=2):
-    """The Diagnosis of the one combination of slips behind the learner's outputs, or None.
-    `draws` yields (got, compute) for one draw of inputs after another (lazily: a second draw is
-    made only when the first leaves several combinations, to tell them apart)."""
+    """The Diagnosis of the combination of slips behind the learner's outputs, or None.
+    `draws` yields (got, compute) for one draw of inputs after another, best with other sizes:
+    every draw must confirm a combination (so a constant that happens to equal a size in one
+    draw, a hard-coded 8 for head_size, is no slip of the lesson's), and of those confirmed, the
+    one with the fewest slips is named, when no other is as small (the simplest story: all three
+    of q, k, v out of one layer, not two slips that add up to the same)."""
     found = None
     for got, compute in draws:
         if found is None:
             found = slips(steps, compute, got, most)
         else:
             found = [ways for ways in found if _output(compute, _pick(steps, ways), got)]
-        if len(found) <= 1:
-            break
-    return slip_diagnosis(prefix, found[0]) if found and len(found) == 1 else None
+        if not found:
+            return None
+    fewest = [ways for ways in found if len(ways) == min(map(len, found))]
+    return slip_diagnosis(prefix, fewest[0]) if len(fewest) == 1 else None
 
 
 def _pick(steps, ways):

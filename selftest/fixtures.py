@@ -22,8 +22,9 @@ class Mistake:
     old: str  # or a tuple of texts, for a mistake of several edits (two slips in one file)
     new: str  # the same number of replacements as `old`
     why: str
-    diagnosis: str  # the key of the diagnosis the learner must see for it
+    diagnosis: str  # the key of the diagnosis the learner must see for it (None: must see none)
     caught_by: tuple = ()  # the tests (function names) whose own assertion must catch it
+    says: str = ""  # a phrase the first failing check's message must hold (when it matters)
 
 
 MISTAKES = [
@@ -477,6 +478,38 @@ MISTAKES = [
             'weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
             "masked_fill's result is thrown away (it returns a new tensor): no mask",
             diagnosis="ex6.no_mask", caught_by=("test_causal_for_every_token",)),
+    # Round four: equivalent rewrites and constants that a slip of the lesson must not claim
+    Mistake("transposed_weights", "ex6_head",
+            "out = weights @ v  #", "out = weights.transpose(-2, -1) @ v  #",
+            "the weighted sum with the weights transposed (once named as three other slips)",
+            diagnosis="ex6.weights_transposed", caught_by=("test_causal_for_every_token",)),
+    Mistake("transpose_sandwich", "ex2_averaging",
+            "x_averaged = weights @ x  #",
+            "x_averaged = (x.transpose(1, 2) @ weights).transpose(1, 2)  #",
+            "(xᵀ @ weights)ᵀ, which is weightsᵀ @ x (once named as two matrix slips)",
+            diagnosis="ex2.transposed_weights", caught_by=("test_causal",)),
+    Mistake("divided_by_8", "ex4_scaling",
+            "weights = weights * head_size ** -0.5", "weights = weights / 8",
+            "a hard-coded 8 (√64): equal to head_size in one shape, so no slip of the lesson",
+            diagnosis=None, caught_by=("test_variance_is_about_one",)),
+    Mistake("divided_by_8", "ex6_head",
+            "weights = q @ k.transpose(-2, -1) * head_size ** -0.5",
+            "weights = q @ k.transpose(-2, -1) / 8",
+            "a hard-coded 8 in the head: no slip of the lesson",
+            diagnosis=None, caught_by=("test_matches_reference",)),
+    Mistake("one_hot_linear", "ex1_embedding",
+            ("nn.Embedding(vocab_size, n_embd)\n", "x = self.token_embedding_table(idx)  #"),
+            ("nn.Linear(vocab_size, n_embd, bias=False)\n",
+             "x = self.token_embedding_table(nn.functional.one_hot(idx, "
+             "self.token_embedding_table.in_features).float())  #"),
+            "a Linear on one-hot vectors: right values, but not the lesson's nn.Embedding table",
+            diagnosis="ex1.not_an_embedding"),
+    Mistake("dropout_always_on", "ex6_head",
+            "weights = F.softmax(weights, dim=-1)  #",
+            "weights = F.dropout(F.softmax(weights, dim=-1), p=0.1)  #",
+            "F.dropout without training=self.training: random even in eval() mode",
+            diagnosis=None, caught_by=("test_causal_for_every_token", "test_jacobian"),
+            says="two different outputs for the same input"),
 ]
 
 

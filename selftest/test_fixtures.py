@@ -67,7 +67,13 @@ def test_mistake_costs_its_exercise_only(graded, mistake):
     tests = {t["id"]: t for t in record["exercises"][mistake.exercise]["tests"]}
     missed = [name for name in mistake.caught_by if tests[name]["cause"] != "check"]
     assert not missed, f"{mistake.why}: not caught by its own assertion in {missed}"
+    if mistake.says:
+        assert mistake.says in first_message(record, mistake.exercise), \
+            f"{mistake.why}: the first failure says {first_message(record, mistake.exercise)!r}"
     diagnosis = record["exercises"][mistake.exercise]["diagnosis"]
+    if mistake.diagnosis is None:  # code that no slip of the lesson explains: nothing is named
+        assert diagnosis is None, f"{mistake.why}: the learner sees diagnosis {diagnosis['key']}"
+        return
     assert diagnosis and diagnosis["key"] == mistake.diagnosis, \
         f"{mistake.why}: the learner sees diagnosis {diagnosis and diagnosis['key']}, " \
         f"not {mistake.diagnosis}"

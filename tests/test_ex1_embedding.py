@@ -184,6 +184,17 @@ def diagnose_error(error):
     if error.get("key") != "embedding_shape":
         return None
     shape, vocab_size, n_embd = tuple(error["shape"]), error["vocab_size"], error["n_embd"]
+    kind = error.get("kind", "")
+    if kind and kind != "Embedding":
+        return Diagnosis("ex1.not_an_embedding",
+                         f"self.token_embedding_table 是 {kind}，不是 nn.Embedding。课文用一张 vocab_size × n_embd "
+                         "的表按编号取行：nn.Embedding(vocab_size, n_embd)，每个字一行（nn.Linear 的权重是反过来存的，"
+                         "(n_embd, vocab_size)，而且默认带偏置）",
+                         f"self.token_embedding_table is a {kind}, not an nn.Embedding. The lesson "
+                         "looks rows up by id in a vocab_size × n_embd table, "
+                         "nn.Embedding(vocab_size, n_embd), a row per character (an nn.Linear "
+                         "stores its weight the other way round, (n_embd, vocab_size), and has "
+                         "a bias by default)")
     if shape == (vocab_size, vocab_size):
         return Diagnosis("ex1.vocab_by_vocab",
                          f"表是 vocab_size × vocab_size = {vocab_size} × {vocab_size} 的：那是 Bigram 模型的表，"

@@ -252,38 +252,53 @@ AVERAGING_STEPS = {
 }
 
 
-X_AT_WEIGHTS = Way("x_at_weights", "right",
+X_AT_WEIGHTS = Way("x_at_weights", lambda weights, x: x @ weights,
                    "乘法的顺序反了：x @ weights 是在通道（C）方向上混合，而不是在位置（T）方向上平均。"
                    "(T, T) 的 weights 放在左边：weights @ x",
                    "The product is the wrong way round: x @ weights mixes the channels (C), not "
                    "the positions (T). The (T, T) weights go on the left: weights @ x")
 # average_context's space: the matrix's steps (it may build its own, or average another way that
 # equals a matrix product: x.cumsum(1) / T is (tril / T) @ x), and which side x goes on.
-AVERAGE_STEPS = {**AVERAGING_STEPS, "product": [Way("weights_at_x", "left"), X_AT_WEIGHTS]}
+AVERAGE_STEPS = {**AVERAGING_STEPS, "product": [
+    Way("weights_at_x", lambda weights, x: weights @ x),
+    X_AT_WEIGHTS,
+    Way("transposed_weights", lambda weights, x: weights.transpose(-2, -1) @ x,
+        "乘上的是转置后的平均矩阵 weightsᵀ @ x（(x.transpose(1, 2) @ weights).transpose(1, 2) 也是它）："
+        "第 i 行是位置 i 的权重，位置 i 的输出是 weights 的第 i 行和 x 的乘积，weights @ x",
+        "The product uses the transposed matrix, weightsᵀ @ x (which is also what "
+        "(x.transpose(1, 2) @ weights).transpose(1, 2) gives): row i holds position i's weights, "
+        "and position i's output is row i of weights times x, weights @ x"),
+]}
 DIAGNOSE_B = 2  # the batch size of diagnose's call of average_context (T is 5)
 
 
 def diagnose(probe):
-    T = 5
-    got, _ = probe(matrix, T=T)
-    weights_made_by = lambda pick: pick["normalise"](pick["triangle"](T))  # noqa: E731
-    found = named_slips(AVERAGING_STEPS, [(got, weights_made_by)], "ex2.", most=2)
+    def matrices():  # the learner's matrix and the judge's, for T = 5 and then another T
+        for T in (5, 7):
+            got, _ = probe(matrix, T=T)
+            yield got, lambda pick, T=T: pick["normalise"](pick["triangle"](T))
+    found = named_slips(AVERAGING_STEPS, matrices(), "ex2.", most=2)
     if found:
         return found
-    x_shape = dict(B=DIAGNOSE_B, T=T, C=T)  # C == T: x @ weights runs, silently wrong
-    got, _ = probe(average, **x_shape)
-    x = probe.inputs(draw, **x_shape).double()
 
-    def averaged(pick):
-        weights = weights_made_by(pick)
-        return weights @ x if pick["product"] == "left" else x @ weights
-    found = named_slips(AVERAGE_STEPS, [(got, averaged)], "ex2.", most=2)
+    first = []  # the first draw's (output, x), for the loop's diagnosis below
+
+    def averages():  # C == T: x @ weights runs, silently wrong
+        for B, T in ((DIAGNOSE_B, 5), (3, 7)):
+            got, _ = probe(average, B=B, T=T, C=T)
+            x = probe.inputs(draw, B=B, T=T, C=T).double()
+            first.append((got, x))
+            yield got, lambda pick, x=x, T=T: averaged(pick, x, T)
+    found = named_slips(AVERAGE_STEPS, averages(), "ex2.", most=2)
     if found and found.key == "ex2.x_at_weights":
         return found
     if found:  # averaging_matrix is right: the slip is average_context's own
+        en = found.text.en
         return Diagnosis(found.key, "average_context 里：" + found.text.zh,
-                         "In average_context: " + found.text.en)
-    if not close(got, averaged(lesson(AVERAGE_STEPS))):  # the loop's diagnosis says so
+                         "In average_context: " + (en[0].lower() + en[1:] if en[1:2].islower()
+                                                   else en))
+    got, x = first[0]
+    if not close(got, averaged(lesson(AVERAGE_STEPS), x, 5)):  # the loop's diagnosis says so
         return None
     counts = probe.submission(calls, C=SHAPES[0]["n_embd"])
     if len({c["operators"] for c in counts.values()}) > 1 \
@@ -295,6 +310,12 @@ def diagnose(probe):
                          "slow (直接用循环来求平均效率较低); one product of the (T, T) matrix with "
                          "the (B, T, C) input averages every position at once")
     return None
+
+
+def averaged(pick, x, T):
+    """What the ways in `pick` make of x (B, T, C): the matrix's steps, then the product."""
+    weights = pick["normalise"](pick["triangle"](T))
+    return pick["product"](weights, x)
 
 
 def diagnose_error(error):

@@ -40,7 +40,7 @@ def project(ex, gen, B, T, n_embd, head_size, zero_input=False):
 
 def layer_shapes(ex, gen, n_embd, head_size):
     m = ex.QKV(n_embd, head_size)
-    return {name: m.inspect(f"{name}.weight").get("shape", [0]) for name in ("query", "key", "value")}
+    return {name: m.inspect(f"{name}.weight").get("shape") for name in ("query", "key", "value")}
 
 
 def sizes(shape):
@@ -71,6 +71,11 @@ def test_layers(submission):
     got = submission(layer_shapes, n_embd=shape["n_embd"], head_size=shape["head_size"])
     want = [shape["head_size"], shape["n_embd"]]
     for name in ("query", "key", "value"):
+        if got[name] is None:
+            fail(f"QKV 没有 self.{name}.weight：三个层要叫 self.query、self.key、self.value，"
+                 "每个都是 nn.Linear(n_embd, head_size, bias=False)",
+                 f"QKV has no self.{name}.weight: the three layers are self.query, self.key "
+                 "and self.value, each an nn.Linear(n_embd, head_size, bias=False)")
         if got[name] != want:
             fail(f"self.{name}.weight 的形状是 {tuple(got[name])}；nn.Linear(n_embd, head_size) 的权重"
                  f"形状是 (head_size, n_embd) = {tuple(want)}",

@@ -166,6 +166,7 @@ def scaled_scores(q, k, pick, n):
 
 
 DIAGNOSE_SHAPE = dict(B=2, T=5, head_size=8)  # T != head_size != B, no one a square of another
+CONFIRM_SHAPE = dict(B=3, T=7, head_size=5)  # the second draw: other sizes, the same property
 
 
 def diagnose(probe):
@@ -182,11 +183,12 @@ def diagnose(probe):
 
     def draws():  # the learner's scores and the judge's computation of them, draw after draw
         learner = got
-        for _ in range(2):
-            inputs = probe.inputs(draw, **shape)
+        for size in (shape, CONFIRM_SHAPE):
+            if size is not shape:
+                learner, _ = probe(scores, **size)
+            inputs = probe.inputs(draw, **size)
             q, k = inputs["q"].double(), inputs["k"].double()
-            yield learner, lambda pick, q=q, k=k: scaled_scores(q, k, pick, shape)
-            learner, _ = probe(scores, **shape)
+            yield learner, lambda pick, q=q, k=k, size=size: scaled_scores(q, k, pick, size)
     found = named_slips(SCORE_STEPS, draws(), "ex4.", most=2)
     if found:
         return found

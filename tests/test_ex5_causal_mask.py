@@ -1,4 +1,5 @@
 """Exercise 5 · the causal mask (因果掩码): future scores → −∞ before softmax over the last dim."""
+import functools
 import re
 
 import torch
@@ -200,6 +201,7 @@ def kept(upper, keep, diagonal=0):
     """(T, T) bool → True where a score is kept: the lower triangle (tril) or the upper (triu),
     from the given diagonal (-1: below it; 1: one step above it), the positions where it is 1
     (keep) or 0 (an inverted mask)."""
+    @functools.lru_cache(maxsize=None)  # the slip search asks for the same T again and again
     def mask(T):
         ones = torch.ones(T, T)
         triangle = torch.triu(ones, diagonal) if upper else torch.tril(ones, diagonal)
@@ -211,9 +213,11 @@ MASK_STEPS = {
     "mask": [
         Way("tril", kept(upper=False, keep=True)),
         Way("triu", kept(upper=True, keep=True),
-            "用了 torch.triu（上三角）而不是 torch.tril：被屏蔽的是过去，留下的是未来。位置 i 只能看它自己和它之前的字",
-            "torch.triu (upper) was used instead of torch.tril: the past is masked and the "
-            "future kept. Position i may see only itself and what came before it"),
+            "留下的是上三角（用了 torch.triu，或者把 tril 转置了）而不是下三角 torch.tril：被屏蔽的是过去，留下的是未来。"
+            "位置 i 只能看它自己和它之前的字",
+            "The mask keeps the upper triangle (torch.triu, or a transposed tril) instead of the "
+            "lower one, torch.tril: the past is masked and the future kept. Position i may see "
+            "only itself and what came before it"),
         Way("inverted_mask", kept(upper=False, keep=False),
             "掩码反了：填成 −∞ 的是 tril == 1 的位置，也就是过去和自己，留下的是未来；最后一行全是 −∞，"
             "softmax 之后变成 NaN。要填的是 tril == 0 的位置",
@@ -298,6 +302,7 @@ def masked_weights(scores, pick):
 
 
 DIAGNOSE_SHAPE = dict(B=2, T=5)  # B != T: a mask sized by B, or a softmax over B, shows
+CONFIRM_SHAPE = dict(B=3, T=7)  # the second draw, with other sizes
 
 
 def diagnose(probe):
@@ -314,8 +319,8 @@ def diagnose(probe):
 
     def draws():  # the learner's weights and the judge's computation of them, draw after draw
         yield got, lambda pick: masked_weights(scores, pick)
-        again, _ = probe(weights, **shape)
-        other = probe.inputs(draw, **shape).double()
+        again, _ = probe(weights, **CONFIRM_SHAPE)
+        other = probe.inputs(draw, **CONFIRM_SHAPE).double()
         yield again, lambda pick: masked_weights(other, pick)
     found = named_slips(MASK_STEPS, draws(), "ex5.", most=3)
     if found:

@@ -6,9 +6,9 @@ import torch.nn as nn
 
 from grading.i18n import Bi
 from grading.testkit import SHAPES, Diagnosis, Way, draw_qkv, expect_built_yourself, \
-    expect_close, expect_no_loop, expect_row_gradients, expect_tensor, fail, hidden, lesson, \
-    named_slips, operations, public, randn, row_gradients, same, set_linear, shortcut_diagnosis, \
-    trainable_shapes
+    expect_close, expect_no_loop, expect_repeatable, expect_row_gradients, expect_tensor, fail, \
+    hidden, lesson, named_slips, operations, public, randn, row_gradients, same, set_linear, \
+    shortcut_diagnosis, trainable_shapes
 from test_ex3_qkv import layer_shape_diagnosis
 from test_ex4_scaling import SCORE_STEPS, scaled_scores, transposed_3d, undefined_head_size
 from test_ex5_causal_mask import MASK_STEPS, mask_sized_by_batch, masked_weights
@@ -55,7 +55,8 @@ def forward(ex, gen, B, T, n_embd, head_size, block_size, zero_input=False):
 
 def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_size):
     """Through a plain embedding: outputs for idx, for idx with tokens after t redrawn (each t),
-    and for idx with token t itself changed (each t). 2T+1 tensors of (B, T, head_size)."""
+    for idx with token t itself changed (each t), and for idx once more (is forward repeatable?).
+    2T+2 tensors of (B, T, head_size)."""
     inputs = draw(gen, B, T, n_embd, head_size)
     head = build(ex, inputs, n_embd, head_size, block_size)
     embedding = nn.Embedding(vocab_size, n_embd)
@@ -73,6 +74,7 @@ def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_s
             changed = idx.clone()
             changed[:, t] = (idx[:, t] + 1) % vocab_size  # a different token at position t
             outs.append(head(embedding(changed)))
+        outs.append(head(embedding(idx)))
     return outs
 
 
@@ -134,9 +136,10 @@ def test_causal_for_every_token(submission):
     for shape in SHAPES:
         T = shape["T"]
         outs = submission(tokens_after_t_changed, vocab_size=shape["vocab_size"], **sizes(shape))
-        if not isinstance(outs, list) or len(outs) != 2 * T + 1:
+        if not isinstance(outs, list) or len(outs) != 2 * T + 2:
             fail("forward 没有在每次调用时返回一个张量", "forward did not return one tensor per call")
         first = checked(outs[0], shape)
+        expect_repeatable(first, checked(outs[-1], shape), "forward")
         for t in range(T):
             diff = (checked(outs[1 + t], shape)[:, :t + 1] - first[:, :t + 1]).abs()
             if diff.max() > 1e-5:
@@ -280,15 +283,15 @@ HEAD_STEPS = {
             "q、k、v 都是由 self.key 算出来的，三者完全相同。" + LAYER_TEXT[0],
             "q, k and v all come out of self.key, so the three are the same. " + LAYER_TEXT[1]),
         Way("k_from_query", lambda q, k, v: (q, q, v),
-            "k 是由 self.query 算出来的（k = self.query(x)），于是分数是 q @ qᵀ：查询和查询比，而不是和键比。"
-            + LAYER_TEXT[0],
-            "k comes out of self.query (k = self.query(x)), so the scores are q @ qᵀ: queries "
-            "matched against queries, not keys. " + LAYER_TEXT[1]),
+            "分数是 q @ qᵀ（k 是由 self.query 算出来的，或者写成了 q @ q.transpose(-2, -1)）：查询和查询比，"
+            "而不是和键比。" + LAYER_TEXT[0],
+            "The scores are q @ qᵀ (k came out of self.query, or q @ q.transpose(-2, -1) was "
+            "written): queries matched against queries, not keys. " + LAYER_TEXT[1]),
         Way("q_from_key", lambda q, k, v: (k, k, v),
-            "q 是由 self.key 算出来的（q = self.key(x)），于是分数是 k @ kᵀ：键和键比，没有查询。"
-            + LAYER_TEXT[0],
-            "q comes out of self.key (q = self.key(x)), so the scores are k @ kᵀ: keys matched "
-            "against keys, with no query. " + LAYER_TEXT[1]),
+            "分数是 k @ kᵀ（q 是由 self.key 算出来的，或者写成了 k @ k.transpose(-2, -1)）：键和键比，"
+            "没有查询。" + LAYER_TEXT[0],
+            "The scores are k @ kᵀ (q came out of self.key, or k @ k.transpose(-2, -1) was "
+            "written): keys matched against keys, with no query. " + LAYER_TEXT[1]),
         Way("qkv_all_value", lambda q, k, v: (v, v, v),
             "q、k、v 完全相同，都出自同一个层（这次检查设为 self.value 的那一个：三个名字指向同一个 nn.Linear，"
             "或者三次都用了 self.value(x)）。" + LAYER_TEXT[0],
@@ -314,34 +317,49 @@ HEAD_STEPS = {
         "multiply by head_size ** -0.5")],
     **MASK_STEPS,
     "values": [
-        Way("v", lambda x, q, k, v: v),
-        Way("weights_at_x", lambda x, q, k, v: x,
+        Way("v", lambda w, x, q, k, v: w @ v),
+        Way("weights_at_x", lambda w, x, q, k, v: w @ x,
             "输出是 weights @ x：加权求和的对象应当是值向量 v，不是字向量 x（所以输出是 head_size 维，不是 n_embd 维）",
             "The output is weights @ x: the weighted sum is over the values v, not over the "
             "characters' vectors x (so the output has head_size numbers, not n_embd)"),
-        Way("weights_at_k", lambda x, q, k, v: k,
+        Way("weights_at_k", lambda w, x, q, k, v: w @ k,
             "输出是 weights @ k（或者 v 是由 self.key 算出来的）：加权求和的对象应当是值向量 v = self.value(x)，"
             "不是键 k。键只用来打分，值才是交付的内容",
             "The output is weights @ k (or v came out of self.key): the weighted sum is over the "
             "values v = self.value(x), not the keys k. Keys only score the match; the values are "
             "what is handed over"),
-        Way("weights_at_q", lambda x, q, k, v: q,
+        Way("weights_at_q", lambda w, x, q, k, v: w @ q,
             "输出是 weights @ q（或者 v 是由 self.query 算出来的）：加权求和的对象应当是值向量 v = self.value(x)，"
             "不是查询 q。查询只用来打分，值才是交付的内容",
             "The output is weights @ q (or v came out of self.query): the weighted sum is over "
             "the values v = self.value(x), not the queries q. Queries only score the match; the "
             "values are what is handed over"),
+        Way("weights_transposed", lambda w, x, q, k, v: w.transpose(-2, -1) @ v,
+            "加权求和用的是转置后的权重 weightsᵀ @ v：第 i 行是位置 i 的权重，位置 i 的输出是这一行与 v 的乘积："
+            "out = weights @ v",
+            "The weighted sum uses the transposed weights, weightsᵀ @ v: row i holds position "
+            "i's weights, and position i's output is that row times v, out = weights @ v"),
     ],
 }
 
 
-def head_output(inputs, pick):
-    """What the ways in `pick` make of the inputs (float64, in the judge): (B, T, head_size)."""
+def head_computation(inputs):
+    """compute(pick) for the slip search: what the ways in `pick` make of the inputs (float64,
+    in the judge), (B, T, head_size). The projections are made once, and the scores once for
+    each way of making them: the search tries some two thousand combinations."""
     x = inputs["x"].double()
-    q, k, v = pick["layers"](*(x @ inputs[name].double().T for name in WEIGHTS))
+    projections = [x @ inputs[name].double().T for name in WEIGHTS]  # q, k, v by their layers
     B, T, C = x.shape
-    scores = scaled_scores(q, k, pick, dict(B=B, T=T, C=C, head_size=q.shape[-1]))
-    return masked_weights(scores, pick) @ pick["values"](x, q, k, v)
+    scores_made = {}
+
+    def compute(pick):
+        q, k, v = pick["layers"](*projections)
+        made_by = (pick["layers"], pick["product"], pick["scale"])
+        if made_by not in scores_made:
+            scores_made[made_by] = scaled_scores(q, k, pick,
+                                                 dict(B=B, T=T, C=C, head_size=q.shape[-1]))
+        return pick["values"](masked_weights(scores_made[made_by], pick), x, q, k, v)
+    return compute
 
 
 def diagnose(probe):
@@ -349,13 +367,15 @@ def diagnose(probe):
     B, T, C, H = shape["B"], shape["T"], shape["n_embd"], shape["head_size"]
     got, _ = probe(forward, **sizes(shape))
     inputs = probe.inputs(draw, B=B, T=T, n_embd=C, head_size=H)
-    right = same(got, head_output(inputs, lesson(HEAD_STEPS)))  # for the diagnoses that say so
+    right = same(got, head_computation(inputs)(lesson(HEAD_STEPS)))  # for the diagnoses that say so
 
     def draws():  # the learner's output and the judge's computation of it, draw after draw
-        yield got, lambda pick: head_output(inputs, pick)
-        again, _ = probe(forward, **sizes(shape))
-        other = probe.inputs(draw, B=B, T=T, n_embd=C, head_size=H)
-        yield again, lambda pick: head_output(other, pick)
+        yield got, head_computation(inputs)
+        confirm = SHAPES[2]  # other sizes: no constant passes for head_size, T or n_embd twice
+        again, _ = probe(forward, **sizes(confirm))
+        other = probe.inputs(draw, B=confirm["B"], T=confirm["T"], n_embd=confirm["n_embd"],
+                             head_size=confirm["head_size"])
+        yield again, head_computation(other)
     found = named_slips(HEAD_STEPS, draws(), "ex6.", most=3)
     if found:
         return found
@@ -404,11 +424,11 @@ def diagnose_error(error):
     sizes_named = set(re.findall(r"\((\d+)\)", message))
     if frames and frames[-1][2] == "forward" and {str(block), str(T)} <= sizes_named:
         return Diagnosis("ex6.tril_not_sliced",
-                         f"掩码的大小是 block_size × block_size（{block} × {block}），而这次的序列只有 T = {T} 个字："
-                         "用之前要把 tril 切成 [:T, :T]",
-                         f"The mask is block_size × block_size ({block} × {block}) but this "
-                         f"sequence has only T = {T} characters: slice tril to [:T, :T] before "
-                         "using it")
+                         f"掩码没有切成 T × T：tril 是按 block_size = {block} 个位置建的，而这次的序列只有 "
+                         f"T = {T} 个字。用之前把它的行和列都切到 T：self.tril[:T, :T]",
+                         f"The mask was not cut to T × T: tril is built for block_size = {block} "
+                         f"positions, but this sequence has only T = {T} characters. Cut both "
+                         "its rows and its columns to T before using it: self.tril[:T, :T]")
     return layer_shape_diagnosis(error, "ex6") or mask_sized_by_batch(
         error, SHAPES[0]["B"], T, "ex6") or transposed_3d(error, "ex6") or undefined_head_size(
             error, "ex6",
