@@ -157,12 +157,22 @@ SCORE_STEPS = {
             "Scaled by √B (the batch size, q.shape[0]) instead of √head_size (the vector length, "
             "q.shape[-1]). Dot products grow with the vector length, so scale by head_size"),
     ],
+    "then": [  # what comes after the scaling in attention_scores (exercise 6 has its own steps)
+        Way("scores", None),
+        Way("softmax_too_early", "softmax",
+            "attention_scores 已经做了 softmax：这一步只算缩放后的分数 q @ kᵀ · head_size^-0.5。"
+            "掩码和 softmax 是下一步（因果掩码）的事，掩码必须在 softmax 之前",
+            "attention_scores already applies softmax: this step computes only the scaled scores, "
+            "q @ kᵀ · head_size^-0.5. The mask and the softmax belong to the next step (因果掩码, "
+            "the causal mask), and the mask must come before the softmax"),
+    ],
 }
 
 
 def scaled_scores(q, k, pick, n):
     """The scores (B, T, T) that the ways in `pick` make of q and k (float64, in the judge)."""
-    return pick["product"](q, k) * pick["scale"](n)
+    scores = pick["product"](q, k) * pick["scale"](n)
+    return scores.softmax(dim=-1) if pick.get("then") == "softmax" else scores
 
 
 DIAGNOSE_SHAPE = dict(B=2, T=5, head_size=8)  # T != head_size != B, no one a square of another

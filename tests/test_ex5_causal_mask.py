@@ -264,6 +264,12 @@ MASK_STEPS = {
             "The mask comes after softmax: zeroing the future afterwards leaves rows that no "
             "longer sum to 1, and the future still sits in each row's denominator. The lesson's "
             "order: fill with −∞ first, then softmax"),
+        Way("inf_after_softmax", "inf after",
+            "−∞ 是在 softmax 之后才填进去的：未来的权重成了 −∞ 而不是 0。课文的顺序是先把分数里的未来填成 −∞，"
+            "softmax 再把它们变成 0",
+            "−∞ was filled in after softmax, so the future's weights are −∞ instead of 0. The "
+            "lesson's order: fill the future scores with −∞ first; softmax then turns them into "
+            "0"),
     ],
     "dim": [
         Way("last", -1),
@@ -284,6 +290,12 @@ MASK_STEPS = {
             "用的是 log_softmax：它给出的是权重的对数（都不大于 0），每一行加起来不是 1。加权求和要的是权重本身：F.softmax",
             "log_softmax was used: it gives the logarithms of the weights (none above 0), and "
             "the rows do not sum to 1. A weighted sum needs the weights themselves: F.softmax"),
+        Way("sigmoid", lambda s, dim: torch.sigmoid(s),
+            "用的是 sigmoid 而不是 softmax：sigmoid 把每个分数单独压到 0 和 1 之间，一行加起来不是 1。权重要在一行之内"
+            "互相比较、加起来为 1：F.softmax(…, dim=-1)",
+            "sigmoid was used instead of softmax: it squashes each score on its own, so a row "
+            "does not sum to 1. Weights are compared within their row and sum to 1: "
+            "F.softmax(…, dim=-1)"),
     ],
 }
 
@@ -298,6 +310,8 @@ def masked_weights(scores, pick):
     keep = pick["mask"](scores.shape[-1])  # (T, T)
     if pick["order"] == "after":
         return soft(scores).masked_fill(~keep, 0.0)  # the future zeroed after softmax
+    if pick["order"] == "inf after":
+        return soft(scores).masked_fill(~keep, float("-inf"))
     return soft(scores.masked_fill(~keep, pick["fill"]))
 
 

@@ -1,4 +1,5 @@
 """Exercise 6 · one attention head (一个完整的注意力头): (B, T, n_embd) → (B, T, head_size)."""
+import itertools
 import re
 
 import torch
@@ -314,7 +315,13 @@ HEAD_STEPS = {
         "q、k 之间算的，所以乘以 head_size ** -0.5",
         "The scaling uses n_embd (C, the length of the characters' vectors) instead of head_size "
         "(the length of q and k). The dot products are between head_size-long q and k, so "
-        "multiply by head_size ** -0.5")],
+        "multiply by head_size ** -0.5"), Way(
+        "scaled_by_block_size", lambda n: n["block_size"] ** -0.5,
+        "缩放用的是 block_size（能看的最长上下文），而不是 head_size（q、k 的长度）。点积是在 head_size 维的 "
+        "q、k 之间算的，所以乘以 head_size ** -0.5",
+        "The scaling uses block_size (the longest context) instead of head_size (the length of "
+        "q and k). The dot products are between head_size-long q and k, so multiply by "
+        "head_size ** -0.5")],
     **MASK_STEPS,
     "values": [
         Way("v", lambda w, x, q, k, v: w @ v),
@@ -343,7 +350,7 @@ HEAD_STEPS = {
 }
 
 
-def head_computation(inputs):
+def head_computation(inputs, block_size):
     """compute(pick) for the slip search: what the ways in `pick` make of the inputs (float64,
     in the judge), (B, T, head_size). The projections are made once, and the scores once for
     each way of making them: the search tries some two thousand combinations."""
@@ -356,27 +363,30 @@ def head_computation(inputs):
         q, k, v = pick["layers"](*projections)
         made_by = (pick["layers"], pick["product"], pick["scale"])
         if made_by not in scores_made:
-            scores_made[made_by] = scaled_scores(q, k, pick,
-                                                 dict(B=B, T=T, C=C, head_size=q.shape[-1]))
+            scores_made[made_by] = scaled_scores(q, k, pick, dict(
+                B=B, T=T, C=C, head_size=q.shape[-1], block_size=block_size))
         return pick["values"](masked_weights(scores_made[made_by], pick), x, q, k, v)
     return compute
 
 
+# The sizes of the diagnosis's draws: every size differs from the others (block_size too), and
+# the second draw changes them all, so that no constant passes for one of them twice.
+DIAGNOSE_SHAPE = {**SHAPES[0], "block_size": 11}
+CONFIRM_SHAPE = SHAPES[2]
+
+
 def diagnose(probe):
-    shape = SHAPES[0]
-    B, T, C, H = shape["B"], shape["T"], shape["n_embd"], shape["head_size"]
-    got, _ = probe(forward, **sizes(shape))
-    inputs = probe.inputs(draw, B=B, T=T, n_embd=C, head_size=H)
-    right = same(got, head_computation(inputs)(lesson(HEAD_STEPS)))  # for the diagnoses that say so
+    shape = DIAGNOSE_SHAPE
 
     def draws():  # the learner's output and the judge's computation of it, draw after draw
-        yield got, head_computation(inputs)
-        confirm = SHAPES[2]  # other sizes: no constant passes for head_size, T or n_embd twice
-        again, _ = probe(forward, **sizes(confirm))
-        other = probe.inputs(draw, B=confirm["B"], T=confirm["T"], n_embd=confirm["n_embd"],
-                             head_size=confirm["head_size"])
-        yield again, head_computation(other)
-    found = named_slips(HEAD_STEPS, draws(), "ex6.", most=3)
+        for size in (DIAGNOSE_SHAPE, CONFIRM_SHAPE):
+            output, _ = probe(forward, **sizes(size))
+            inputs = probe.inputs(draw, **{k: size[k] for k in ("B", "T", "n_embd", "head_size")})
+            yield output, head_computation(inputs, size["block_size"])
+    first = draws()
+    got, compute = next(first)
+    right = same(got, compute(lesson(HEAD_STEPS)))  # for the diagnoses that say so
+    found = named_slips(HEAD_STEPS, itertools.chain([(got, compute)], first), "ex6.", most=3)
     if found:
         return found
     zero, _ = probe(forward, zero_input=True, **sizes(shape))
@@ -420,7 +430,7 @@ def diagnose(probe):
 
 def diagnose_error(error):
     message, frames = error.get("message", ""), error.get("frames", [])
-    block, T = SHAPES[0]["block_size"], SHAPES[0]["T"]
+    block, T = DIAGNOSE_SHAPE["block_size"], DIAGNOSE_SHAPE["T"]
     sizes_named = set(re.findall(r"\((\d+)\)", message))
     if frames and frames[-1][2] == "forward" and {str(block), str(T)} <= sizes_named:
         return Diagnosis("ex6.tril_not_sliced",
@@ -430,7 +440,7 @@ def diagnose_error(error):
                          f"positions, but this sequence has only T = {T} characters. Cut both "
                          "its rows and its columns to T before using it: self.tril[:T, :T]")
     return layer_shape_diagnosis(error, "ex6") or mask_sized_by_batch(
-        error, SHAPES[0]["B"], T, "ex6") or transposed_3d(error, "ex6") or undefined_head_size(
+        error, DIAGNOSE_SHAPE["B"], T, "ex6") or transposed_3d(error, "ex6") or undefined_head_size(
             error, "ex6",
             "__init__ 的参数 head_size 在 forward 里看不到。可以从张量上取：head_size = k.shape[-1]"
             "（或 q.shape[-1]），或者在 __init__ 里存下来：self.head_size = head_size",
