@@ -118,8 +118,6 @@ def exercise_names(text):
 
 def main(argv=None):
     from grading.python_walls import install_tripwire, tripwire_wanted
-    if tripwire_wanted():  # GRADER_BACKEND=portable on Linux: Linux-only calls raise
-        install_tripwire()
     try:
         args = parse(argv)
     except SystemExit as stop:
@@ -128,6 +126,8 @@ def main(argv=None):
                   file=sys.stderr)
             return USAGE_ERROR
         return 0
+    if tripwire_wanted() and not args.check:  # GRADER_BACKEND=portable on Linux: Linux-only
+        install_tripwire()  # calls raise (--check's own runs of grader.py put it up themselves)
     if args.check:
         if not (ROOT / "selftest").is_dir():
             print("grader.py: --check is the instructor's tool; this copy has no selftest/",

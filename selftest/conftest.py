@@ -146,8 +146,10 @@ def pytest_sessionstart(session):
     for kind in ("broken", "attack"):
         for fixture in fixture_dirs(kind):
             materialise_files(fixture, folder / fixture.name)
-    # One batch, a judge per core, torch imported once for both.
-    environment = {**os.environ, SECRET: "hunter2", "GRADER_BACKEND": "auto"}
+    # One batch, a judge per core, torch imported once for both; in the backend the caller chose
+    # (GRADER_BACKEND=portable python grader.py --check grades every fixture in that one).
+    environment = {**os.environ, SECRET: "hunter2",
+                   "GRADER_BACKEND": os.environ.get("GRADER_BACKEND", "auto")}
     _batch.update(base=base, copy=copy, before=fingerprint(copy), folder=folder, views=views,
                   run=subprocess.Popen(
                       [sys.executable, str(copy / "grader.py"), "--batch", str(folder),

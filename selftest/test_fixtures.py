@@ -41,6 +41,15 @@ def assert_costs_only(record, exercise):
     assert not others, f"other exercises lost points too: {others}"
 
 
+def test_every_submission_is_graded_by_the_backend_asked_for(graded):
+    """GRADER_BACKEND=portable python grader.py --check grades the fixtures in the portable
+    backend; by default the machine chooses (here, with Landlock and seccomp, Linux's)."""
+    from grading.portable import PortableLauncher, chosen_backend
+    from grading.zygote import Zygote
+    backend = PortableLauncher if chosen_backend() == "portable" else Zygote
+    assert {record["isolation"] for record in graded.values()} == {backend.isolation[1]}
+
+
 def test_solutions_score_full_marks(graded):
     record = graded["solutions"]
     assert {name: s[1] for name, s in scores(record).items()} == POINTS
