@@ -69,9 +69,11 @@ def describe_exit(status, during):
 
 
 class Meter:
-    """The seconds a worker has taken since `start()`: its CPU time plus the time it spent asleep
-    (a worker that sleeps is not working for the judge), read from /proc/PID/stat; time spent
-    waiting for a CPU on a busy machine is not counted. Wall-clock time where /proc is missing."""
+    """The seconds a worker has taken since `start()`: its CPU time plus the time it spent in any
+    state but R (asleep, stopped, or a main thread that exited while other threads work on: a
+    worker that is not running is not working for the judge), read from /proc/PID/stat; time
+    spent waiting for a CPU on a busy machine (R, not on a CPU) is not counted. Wall-clock time
+    where /proc is missing."""
 
     TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     POLL = 0.05  # seconds between two readings while a call runs
@@ -105,8 +107,8 @@ class Meter:
             return now - self.wall_start
         if self.base is None:
             self.base, self.last = (now - self.wall_start, reading[0]), now
-        elif reading[1] in "SD":  # asleep since the last reading, most likely
-            self.slept += now - self.last
+        elif reading[1] != "R":  # not running nor waiting for a CPU: asleep, stopped, or a
+            self.slept += now - self.last  # leader gone (Z) whose threads live on: all charged
         self.last = now
         return self.base[0] + reading[0] - self.base[1] + self.slept
 
@@ -168,6 +170,9 @@ class ExerciseWorker:
         self.printed.append(output)
         if kind == "error":
             raise WorkerFailure("raised", raised_text(value), error=value)
+        problem = malformed(message.get("op"), value)
+        if problem:
+            raise self._end_sticky(garbled(problem))
         return value
 
     def _receive(self, limit):
@@ -260,6 +265,37 @@ class ExerciseWorker:
         sock, self.sock = self.sock, None
         pid, self.pid = self.pid, None
         self.zygote.release(pid, sock)
+
+
+def _is_shape(value):
+    return isinstance(value, list) and all(type(n) is int for n in value)
+
+
+def malformed(op, value):
+    """What is wrong with a reply to `op` (grading.worker.Executor's replies), or "": a worker
+    is the learner's process, and the tests index its replies as the Executor makes them."""
+    if op in ("set", "inspect"):
+        ok = isinstance(value, dict) and set(value) <= {"type", "shape", "requires_grad",
+                                                        "missing"} \
+            and all(isinstance(value.get(k, ""), str) for k in ("type", "missing")) \
+            and _is_shape(value.get("shape", [])) \
+            and isinstance(value.get("requires_grad", False), bool)
+    elif op == "parameters":
+        ok = isinstance(value, list) and all(
+            isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and _is_shape(p[1])
+            and isinstance(p[2], bool) for p in value)
+    elif op == "vjp":
+        ok = isinstance(value, dict) and set(value) == {"output", "input_grads",
+                                                        "parameter_grads"} \
+            and isinstance(value["input_grads"], (list, type(None))) \
+            and isinstance(value["parameter_grads"], (dict, type(None)))
+    elif op == "count":
+        ok = isinstance(value, dict) and set(value) == {"operators", "names"} \
+            and type(value["operators"]) is int and isinstance(value["names"], list) \
+            and all(isinstance(n, str) for n in value["names"])
+    else:
+        ok = True  # a call returns whatever the learner's code returns
+    return "" if ok else f"a malformed reply to {op!r}"
 
 
 def garbled(error):

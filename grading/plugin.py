@@ -119,6 +119,13 @@ class GradingPlugin:
                                     f"this counts once \u201c{what.en}\u201d passes"),
                                  todo=needed is not None and needed.status == "todo")
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_teardown(self, item, nextitem):
+        """After an exercise's last test, in that test's own time: its diagnosis and its worker's
+        return. A diagnosis that is slow costs its own exercise, never the next one's first test."""
+        if nextitem is None or exercise_of(nextitem) != exercise_of(item):
+            self._finish_exercise(exercise_of(item))
+
     def pytest_collectreport(self, report):
         if report.failed:
             self.errors.append(f"{report.nodeid or 'tests'} could not be collected:\n"

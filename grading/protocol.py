@@ -23,6 +23,7 @@ MAX_DEPTH = 12  # nesting of a decoded value: the exercises return at most a tup
 MAX_DIMS = 8
 MAX_TEXT = 20_000  # characters of one string from a worker
 MAX_ITEMS = 10_000  # entries of one list or dict from a worker
+MAX_VALUES = 200_000  # values in one message: decoding each costs the judge's time, not the worker's
 MAX_FRAMES = 20
 _HEADER = struct.Struct("!Q")
 _DTYPES = {
@@ -91,8 +92,13 @@ def to_wire(value):
     return {"__not_a_tensor__": f"{kind.__module__}.{kind.__qualname__}"}
 
 
-def from_wire(value, depth=0):
-    """Inverse of to_wire, strict: anything unexpected raises ProtocolError."""
+def from_wire(value, depth=0, budget=None):
+    """Inverse of to_wire, strict: anything unexpected raises ProtocolError. `budget`: the values
+    this message may still hold (MAX_VALUES in all)."""
+    budget = [MAX_VALUES] if budget is None else budget
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ProtocolError(f"more than {MAX_VALUES} values in one message")
     if depth > MAX_DEPTH:
         raise ProtocolError("a value nested too deeply")
     if value is None or isinstance(value, (bool, int, float)):
@@ -100,15 +106,15 @@ def from_wire(value, depth=0):
     if isinstance(value, str):
         return _text(value)
     if isinstance(value, list):
-        return [from_wire(v, depth + 1) for v in _items(value)]
+        return [from_wire(v, depth + 1, budget) for v in _items(value)]
     if not isinstance(value, dict) or len(value) == 0:
         raise ProtocolError(f"unexpected value of type {type(value).__name__}")
     if "__tensor__" in value:
         return _tensor(value)
     if "__tuple__" in value and isinstance(value["__tuple__"], list):
-        return tuple(from_wire(v, depth + 1) for v in _items(value["__tuple__"]))
+        return tuple(from_wire(v, depth + 1, budget) for v in _items(value["__tuple__"]))
     if "__dict__" in value and isinstance(value["__dict__"], dict):
-        return {_text(k): from_wire(v, depth + 1)
+        return {_text(k): from_wire(v, depth + 1, budget)
                 for k, v in _items(value["__dict__"]).items()}
     if "__float__" in value and value["__float__"] in ("inf", "-inf", "nan"):
         return float(value["__float__"])

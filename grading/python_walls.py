@@ -58,11 +58,6 @@ def _refused(path=None):
     return PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
 
 
-def _inside(path, roots):
-    """path and roots: real, normcase'd paths (Windows compares paths without case)."""
-    return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
-
-
 def read_roots(package_dir):
     """What a worker may read and list: Python, its packages, and the submission's folder."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
@@ -72,56 +67,122 @@ def read_roots(package_dir):
                    if r and os.path.isdir(r)})
 
 
+def _private_realpath():
+    """os.path.realpath that learner code cannot bend: on POSIX it resolves symbolic links with
+    the C functions of the posix module, taken now, and string methods (posixpath's realpath
+    looks up os.lstat and its helpers as module globals, which a submission could replace).
+    Elsewhere (Windows: ntpath), os.path.realpath as it is now."""
+    if os.name != "posix":
+        return os.path.realpath
+    import posix
+    lstat, readlink, getcwd, sep = posix.lstat, posix.readlink, posix.getcwd, "/"
+    link_bits, kind_bits = 0o120000, 0o170000
+
+    def realpath(path, depth=0):
+        if not path.startswith(sep):
+            path = getcwd() + sep + path
+        resolved = []
+        parts = [p for p in path.split(sep) if p and p != "."]
+        while parts:
+            part = parts.pop(0)
+            if part == "..":
+                resolved = resolved[:-1]
+                continue
+            candidate = sep + sep.join(resolved + [part])
+            try:
+                is_link = lstat(candidate).st_mode & kind_bits == link_bits
+            except OSError:
+                is_link = False
+            if is_link and depth < 40:
+                target = readlink(candidate)
+                base = target if target.startswith(sep) else sep + sep.join(resolved) + sep + target
+                resolved = [p for p in realpath(base, depth + 1).split(sep) if p]
+            else:
+                resolved.append(part)
+        return sep + sep.join(resolved)
+    return realpath
+
+
 def put_up(package_dir):
-    """Wall this process in, for good: the audit hook below. Returns what it put up, in words."""
+    """Wall this process in, for good: the audit hook below. Returns what it put up, in words.
+    Everything the hook uses is taken now, into its closure: the module's names and the builtins
+    can be replaced by the submission afterwards without moving a wall (the hook itself cannot
+    be reached: gc's lists of objects are refused)."""
     package_dir = os.path.realpath(package_dir)
-    roots = read_roots(package_dir)
+    roots = tuple(read_roots(package_dir))
     # The hook decides for every event of the interpreter: it must be quick and import nothing.
-    realpath, normcase, fspath = os.path.realpath, os.path.normcase, os.fspath
+    realpath, normcase, fspath = _private_realpath(), os.path.normcase, os.fspath
     refused, refused_imports = _REFUSED_EVENTS, _REFUSED_IMPORTS
-    devices = {normcase(d) for d in _DEVICES}
-    own_pid = os.getpid()
+    devices = frozenset(normcase(d) for d in _DEVICES)
+    devnull, write_flags, encoding = os.devnull, _WRITE_FLAGS, sys.getfilesystemencoding()
+    directory_flags = getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_PATH", 0)
+    own_pid, refusal, stat = os.getpid(), _refused, os.stat
+    isinstance_, str_, bytes_, int_, tuple_, any_ = isinstance, str, bytes, int, tuple, any
+    seps = (os.sep, os.altsep) if os.altsep else (os.sep,)
+
+    def inside(path):
+        return any_(path == root or path.startswith(root.rstrip(seps[0]) + seps[0])
+                    for root in roots)
 
     def readable(path):
-        if isinstance(path, int):
+        if isinstance_(path, int_):
             return True  # a file this process already has open
         try:
             path = fspath(path)
-            if isinstance(path, bytes):
-                path = path.decode(sys.getfilesystemencoding(), "surrogateescape")
+            if isinstance_(path, bytes_):
+                path = path.decode(encoding, "surrogateescape")
         except TypeError:
             return False
+        if not isinstance_(path, str_):
+            return False
         path = normcase(realpath(path))
-        return path in devices or _inside(path, roots)
+        return path in devices or inside(path)
+
+    def a_directory(path, flags):
+        """No directory is opened: a descriptor of one would let os.open(name, dir_fd=…) reach
+        what the hook cannot see (the open event does not carry dir_fd)."""
+        if isinstance_(flags, int_) and flags & directory_flags:
+            return True
+        try:
+            return not isinstance_(path, int_) and stat(path).st_mode & 0o170000 == 0o040000
+        except (OSError, TypeError, ValueError):
+            return False
 
     def hook(event, args):
         if event in refused:
-            raise _refused()
+            raise refusal()
         if event == "open":
-            path, mode, flags = (tuple(args) + (None, None, None))[:3]
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
-                (isinstance(flags, int) and flags & _WRITE_FLAGS)
-            if (writing and path != os.devnull) or not readable(path):
-                raise _refused(path)
+            path, mode, flags = (tuple_(args) + (None, None, None))[:3]
+            writing = (isinstance_(mode, str_) and any_(c in mode for c in "wax+")) or \
+                (isinstance_(flags, int_) and flags & write_flags)
+            if (writing and path != devnull) or not readable(path) or a_directory(path, flags):
+                raise refusal(path)
         elif event in ("os.listdir", "os.scandir", "glob.glob", "os.chdir"):
             if args and args[0] is not None and not readable(args[0]):
-                raise _refused(args[0])
+                raise refusal(args[0])
         elif event == "os.kill":
             if args[0] != own_pid:
-                raise _refused()
+                raise refusal()
         elif event == "import":
-            if args[0] in refused_imports or str(args[0]).split(".")[0] in refused_imports:
-                raise _refused()
+            if args[0] in refused_imports or str_(args[0]).split(".")[0] in refused_imports:
+                raise refusal()
 
     sys.addaudithook(hook)
 
     def refuse(*args, **kwargs):
-        raise _refused()
+        raise refusal()
 
+    originals = []
     for module_name, names in _UNAUDITED.items():
         module = sys.modules.get(module_name)
         for name in names if module is not None else ():
             if hasattr(module, name):
+                originals.append(getattr(module, name))
+                setattr(module, name, refuse)
+    # …and wherever a loaded module keeps them under its own name (subprocess._fork_exec).
+    for module in list(sys.modules.values()):
+        for name, value in list(getattr(module, "__dict__", {}).items()):
+            if any_(value is original for original in originals):
                 setattr(module, name, refuse)
     return f"audit hook (reads: {len(roots)} folders)"
 

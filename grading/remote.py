@@ -80,8 +80,18 @@ class Remote:
         return value
 
     def __call__(self, *args, **kwargs):
-        return self._wrap(self._request("call", target=self._target, args=arguments(args),
-                                        kwargs=kwargs))
+        value = self._request("call", target=self._target, args=arguments(args), kwargs=kwargs)
+        name = self._target.get("name", "")
+        if name[:1].isupper() and "method" not in self._target \
+                and not isinstance(value, protocol.Handle):  # a class of the exercise's API
+            shown = type(value).__name__ if not isinstance(value, protocol.NotATensor) \
+                else value.type_name
+            raise WorkerFailure("raised", Bi(
+                f"{name}(…) 应当建出一个对象（一个 nn.Module），实际得到的是 {shown}：{name} 要写成一个类",
+                f"{name}(…) should build an object (an nn.Module), but it gave a {shown}: "
+                f"{name} is a class"), error={"type": "NotAModule", "message": shown,
+                                             "frames": []})
+        return self._wrap(value)
 
     def method(self, name):
         return Remote(self._channel, {**self._target, "method": name}, self.type_name)

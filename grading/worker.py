@@ -425,6 +425,7 @@ def _interpreter_state():
     torch, its functions, the tensor and module classes, the builtins and math hold, the modules
     loaded, the modes and settings of torch, the threads running. Compared, not trusted: a
     learner who fakes it harms only their own next exercise."""
+    import _thread
     import builtins
     import math
     import threading
@@ -432,17 +433,22 @@ def _interpreter_state():
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
+    worker = sys.modules[__name__]  # this file, run as __main__: its functions and classes too
+    own = [worker, *(v for v in vars(worker).values() if isinstance(v, type)),
+           *(m for n, m in sys.modules.items() if n.startswith("grading."))]
     namespaces = [builtins, math, torch, nn, F, nn.init, torch.linalg, torch.autograd, sys, os,
                   torch.Tensor, torch._C.TensorBase, nn.Module, nn.Linear, nn.Embedding,
-                  nn.Parameter, torch.autograd.Function]
+                  nn.Parameter, torch.autograd.Function, *own]
     held = tuple(tuple(sorted((k, id(v)) for k, v in vars(ns).items()))
                  for ns in namespaces)
-    modules = tuple(sorted(n for n in sys.modules if n.split(".")[0] != SUBMISSION_PACKAGE))
+    modules = tuple(sorted((n, id(m)) for n, m in sys.modules.items()
+                           if n.split(".")[0] != SUBMISSION_PACKAGE))
     settings = (torch.get_default_dtype(), torch.is_grad_enabled(), torch.get_num_threads(),
                 torch.are_deterministic_algorithms_enabled(), torch.is_inference_mode_enabled(),
                 torch._C._len_torch_function_stack(), torch._C._len_torch_dispatch_stack(),
                 sys.gettrace(), sys.getprofile(), sys.getrecursionlimit(),
-                threading.active_count(), len(gc.callbacks), gc.isenabled(), os.getcwd())
+                threading.active_count(), _thread._count(), len(gc.callbacks), gc.isenabled(),
+                os.getcwd())
     return hash((held, modules, settings))
 
 

@@ -146,7 +146,8 @@ def pytest_sessionstart(session):
     for kind in ("broken", "attack"):
         for fixture in fixture_dirs(kind):
             materialise_files(fixture, folder / fixture.name)
-    # One batch, a judge per core, torch imported once for both; in the backend the caller chose
+    # One batch, torch imported once, three judges (the fixtures that sleep or loop leave a core
+    # idle for the third); in the backend the caller chose
     # (GRADER_BACKEND=portable python grader.py --check grades every fixture in that one).
     environment = {**os.environ, SECRET: "hunter2",
                    "GRADER_BACKEND": os.environ.get("GRADER_BACKEND", "auto")}
@@ -154,7 +155,7 @@ def pytest_sessionstart(session):
                   run=subprocess.Popen(
                       [sys.executable, str(copy / "grader.py"), "--batch", str(folder),
                        "--json", str(base / "batch.json"), "--seed", str(SEED),
-                       "--csv", str(base / "grades.csv"), "--jobs", "2",
+                       "--csv", str(base / "grades.csv"), "--jobs", "3",
                        "--timeout", str(CALL_TIMEOUT)],
                       cwd=copy, env=environment, stdout=subprocess.PIPE,
                       stderr=subprocess.STDOUT, text=True, start_new_session=True))

@@ -25,6 +25,10 @@ HONEST = {
     "attack-ex5-tensor_subclass": 0,
     "attack-ex6-import_solutions": 0,
     "attack-ex6-results_file": 1,  # its trainable parameters are right (the mask is not one)
+    # Its main thread exits (the leader a zombie, its state Z) and each call then sleeps 19 s:
+    # far past the 8 s budget, however its state reads.
+    "attack-ex4-zombie_leader": 0,
+    "attack-ex3-constructor_returns_tensor": 0,  # a function, not the class QKV
 }
 PICKLE_MARKER = "/tmp/grader-attack-pickle-ran"
 needs_landlock = pytest.mark.skipif(landlock_abi() < 6, reason="needs Landlock ABI 6 (Linux 6.12+)")
@@ -68,6 +72,12 @@ def test_no_process_outlives_the_run(graded, repository):
     copy, _ = repository
     time.sleep(1)
     assert not processes_mentioning(str(copy)) and not processes_mentioning("grader-attack")
+
+
+def test_costly_replies_cost_the_judge_no_time(graded):
+    """Replies built to be slow to decode (64 MB of tiny strings took the judge 36 s, charged
+    to no one): a message holds at most MAX_VALUES values now."""
+    assert graded["attack-ex3-costly_replies"]["seconds"] < 20
 
 
 def test_printing_50_mb_is_cut(graded):
