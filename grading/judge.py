@@ -69,11 +69,11 @@ def describe_exit(status, during):
 
 
 class Meter:
-    """The seconds a worker has taken since `start()`: its CPU time plus the time it spent in any
-    state but R (asleep, stopped, or a main thread that exited while other threads work on: a
-    worker that is not running is not working for the judge), read from /proc/PID/stat; time
-    spent waiting for a CPU on a busy machine (R, not on a CPU) is not counted. Wall-clock time
-    where /proc is missing."""
+    """The seconds a worker has taken since `start()`: its CPU time plus the time it spent asleep
+    (S, D; a worker that sleeps is not working for the judge) or with its main thread gone (Z:
+    the state /proc shows then is the main thread's, whatever its other threads do), read from
+    /proc/PID/stat; time spent waiting for a CPU on a busy machine is not counted. Wall-clock
+    time where /proc is missing."""
 
     TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     POLL = 0.05  # seconds between two readings while a call runs
@@ -107,8 +107,8 @@ class Meter:
             return now - self.wall_start
         if self.base is None:
             self.base, self.last = (now - self.wall_start, reading[0]), now
-        elif reading[1] != "R":  # not running nor waiting for a CPU: asleep, stopped, or a
-            self.slept += now - self.last  # leader gone (Z) whose threads live on: all charged
+        elif reading[1] in "SDZ":  # asleep, or a main thread gone (Z) whose threads live on
+            self.slept += now - self.last
         self.last = now
         return self.base[0] + reading[0] - self.base[1] + self.slept
 

@@ -18,7 +18,7 @@ import torch
 
 from grading.inert import inert
 
-MAX_MESSAGE = 64 * 1024 * 1024  # bytes; a (B, T, T) of float32 for any test shape is far below this
+MAX_MESSAGE = 16 * 1024 * 1024  # bytes; a (B, T, T) of float32 for any test shape is far below this
 MAX_DEPTH = 12  # nesting of a decoded value: the exercises return at most a tuple of tensors
 MAX_DIMS = 8
 MAX_TEXT = 20_000  # characters of one string from a worker

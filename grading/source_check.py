@@ -4,8 +4,10 @@ The run-time counts of loops and of PyTorch's ready-made attention happen in the
 process, which the learner controls; this module reads the submission's files in the judge instead,
 never importing or running them (nor torch). Best effort, and it never raises: a file that is
 missing, a symbolic link, not a regular file or not Python is skipped; only the folder's own files
-are read (not its subfolders'), at most LIMIT bytes of each. An answer is kept in the process while
-the files it read stay unchanged.
+are read (not its subfolders'), at most LIMIT bytes of each (a larger file is a finding of both
+checks: what lies past LIMIT cannot be vouched for). A name made at run time, where no
+ready-made name is in sight (exec, eval, getattr(F, <computed>)), counts as ready-made attention.
+An answer is kept in the process while the files it read stay unchanged.
 
     ready_made_attention(folder, module) -> sorted names of ready-made attention found, [] if none
     loops_in(folder, module, entry) -> sorted [(file, line number, stripped line)]: the loops that
@@ -63,6 +65,8 @@ def _answer(folder, module, entry):
                 found |= _ready_made_in(submission.load(rel)[2])
         else:
             submission.walk(module, entry, found)
+        unread = f"more than {LIMIT >> 20} MiB, read in part"
+        found |= {unread if entry is None else (rel, 0, unread) for rel in submission.oversized}
         if len(_ANSWERS) > 10_000:  # a long batch must not grow without end
             _ANSWERS.clear()
         _ANSWERS[key] = submission.stamps, sorted(found)
@@ -138,6 +142,30 @@ def _ready_made_in(nodes):
         for run in {run for w in words for run in RUN.findall(w)}:
             if any(s in fold(run) for s in READY_MADE) or "sdpa" in fold(run).split("."):
                 found.add(run)
+    return found or _names_made_at_run_time(nodes)
+
+
+def _names_made_at_run_time(nodes):
+    """What hides a name from this reading: exec, eval or compile of a text, and getattr of torch
+    (or of a name imported from it) with a name computed at run time. No answer of the lesson's
+    needs either; a submission that does can't be vouched for, so it counts as found."""
+    from_torch = {a.asname or a.name.split(".")[0] for n in nodes if isinstance(n, ast.Import)
+                  for a in n.names if a.name.split(".")[0] == "torch"}
+    from_torch |= {a.asname or a.name for n in nodes if isinstance(n, ast.ImportFrom)
+                   and (n.module or "").split(".")[0] == "torch" for a in n.names}
+    found = set()
+    for node in nodes:
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            continue
+        if node.func.id in ("exec", "eval", "compile"):
+            found.add(f"{node.func.id}(…)")
+        elif node.func.id == "getattr" and len(node.args) >= 2 \
+                and not isinstance(node.args[1], ast.Constant):
+            root = node.args[0]
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in from_torch:
+                found.add(f"getattr({root.id}, <a name computed at run time>)")
     return found
 
 
@@ -168,13 +196,15 @@ class _Submission:
 
     def __init__(self, folder):
         self.root = os.path.realpath(folder)
-        self.files, self.stamps, self.cache = {}, {}, {}
+        self.files, self.stamps, self.cache, self.oversized = {}, {}, {}, []
 
     def load(self, rel):
         if rel not in self.files:
             path = os.path.join(self.root, rel)
             self.stamps[path] = _stamp(path)  # taken first: a change while reading shows next time
             self.files[rel] = _read(path) or EMPTY
+            if self.stamps[path] and self.stamps[path][2] > LIMIT:
+                self.oversized.append(rel)  # read in part: what lies beyond cannot be vouched for
         return self.files[rel]
 
     def module_rel(self, name):
@@ -236,8 +266,8 @@ class _Submission:
 
     @_memo
     def member(self, symbol, attr, depth):
-        """What `symbol.attr` stands for, or None. Of a class: a def in its body (not an alias
-        made there), in a base, or self.attr = … in a method."""
+        """What `symbol.attr` stands for, or None. Of a class: a def in its body or an alias
+        made there (forward = _forward), in a base, or self.attr = … in a method."""
         if symbol is None or symbol[0] == "func":
             return None
         if symbol[0] == "instance":
@@ -248,8 +278,19 @@ class _Submission:
             submodule = symbol[1] == "" and self.module_rel(attr)  # of the package
             return found or (("module", attr) if submodule else None)
         _, rel, node = symbol
-        found = next((("func", rel, item, symbol) for item in reversed(node.body)
-                      if isinstance(item, FUNCTIONS) and item.name == attr), None)
+        found = None
+        for item in reversed(node.body):  # the class body's last binding of attr: a def, or
+            if isinstance(item, FUNCTIONS) and item.name == attr:  # an alias (forward = _run)
+                found = ("func", rel, item, symbol)
+                break
+            if isinstance(item, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == attr for t in item.targets):
+                value = item.value
+                named = value.id if isinstance(value, ast.Name) else None
+                found = next((("func", rel, d, symbol) for d in reversed(node.body)
+                              if isinstance(d, FUNCTIONS) and d.name == named), None) \
+                    or self.resolve(rel, value, symbol, depth + 1)
+                break
         for base in node.bases:
             found = found or self.member(self.resolve(rel, base, None, depth + 1), attr, depth + 1)
         if ("self", node) not in self.cache:  # self.<attr> = <value> in any method
@@ -345,6 +386,7 @@ class _Submission:
             name = aliases.get(func.value.id, func.value.id) + "." + func.attr
         else:
             return False
+        name = name.removeprefix("builtins.")  # from builtins import map as each: map
         if name == "sum":  # sum(a tensor) is a reduction a learner may write: a loop only when
             # it adds up a name for a comprehension (one in the call is reported as itself)
             arg = node.args[0] if node.args else None
@@ -394,7 +436,7 @@ class _Submission:
 
     def _facts(self, rel, scope):
         """({name: times bound}, {name: value of `name = value`}, {names grown: x.append(…),
-        x[i] = …}, {name: itertools or functools name}) in a function, nested ones included
+        x[i] = …}, {name: itertools, functools or builtins name}) in a function, nested ones included
         (another binding only makes fewer loops fixed), or anywhere in the file (scope None)."""
         if ("facts", rel, scope) not in self.cache:
             bound, values, changed, aliases = {}, {}, set(), {}
@@ -417,7 +459,7 @@ class _Submission:
                 if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0):
                     for a in node.names:  # (relative imports are the learner's modules)
                         full = a.name if isinstance(node, ast.Import) else f"{node.module}.{a.name}"
-                        if full.split(".")[0] in ("itertools", "functools"):
+                        if full.split(".")[0] in ("itertools", "functools", "builtins"):
                             aliases[a.asname or a.name] = full
             self.cache["facts", rel, scope] = bound, values, changed, aliases
         return self.cache["facts", rel, scope]

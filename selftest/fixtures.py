@@ -548,8 +548,8 @@ SHARED_TWINS = {
                      "attack-ex5-forged_internal", "attack-ex5-sdpa_weights"], "twin-ex5-right"),
     **dict.fromkeys(["attack-ex6-scenario_swap", "attack-ex6-jacobian_patch",
                      "attack-ex6-randint_patch"], "twin-ex6-no_mask"),
-    **dict.fromkeys(["attack-ex6-loop_if_no_mode", "attack-ex6-loop_disable_torch_function"],
-                    "twin-ex6-loop"),
+    **dict.fromkeys(["attack-ex6-loop_if_no_mode", "attack-ex6-loop_disable_torch_function",
+                     "attack-ex6-loop_class_alias"], "twin-ex6-loop"),
     **dict.fromkeys(["attack-ex6-sdpa_aten_default", "attack-ex6-sdpa_disable_torch_function",
                      "attack-ex6-sdpa_math", "attack-ex6-sdpa_obfuscated"], "twin-ex6-by_hand"),
 }

@@ -76,8 +76,8 @@ def test_no_process_outlives_the_run(graded, repository):
 
 def test_costly_replies_cost_the_judge_no_time(graded):
     """Replies built to be slow to decode (64 MB of tiny strings took the judge 36 s, charged
-    to no one): a message holds at most MAX_VALUES values now."""
-    assert graded["attack-ex3-costly_replies"]["seconds"] < 20
+    to no one): a message holds at most 16 MB and MAX_VALUES values now."""
+    assert graded["attack-ex3-costly_replies"]["seconds"] < 30  # 1.3 s here (61 s before)
 
 
 def test_printing_50_mb_is_cut(graded):

@@ -49,6 +49,16 @@ def test_sleeping_is_charged():
 
 
 @needs_proc
+def test_a_main_thread_gone_while_a_thread_sleeps_is_charged():
+    """The main thread exits (pthread_exit): /proc shows its state, Z, while a thread sleeps on
+    (attack-ex4-zombie_leader slept uncharged that way)."""
+    charged, wall, _ = metered("import ctypes, threading, time\n"
+                               "threading.Thread(target=time.sleep, args=(60,)).start()\n"
+                               "ctypes.CDLL(None).pthread_exit(None)", 1.0)
+    assert charged > 0.8 * wall
+
+
+@needs_proc
 def test_waiting_for_a_cpu_is_not_charged():
     charged, wall, _ = metered("while True: pass", 1.0, stop=True)
     assert wall > 0.9 and charged < 0.1

@@ -492,6 +492,12 @@ SPELLINGS = {  # a line in attention_scores of ex4 → the names reported
     "from torch.nn import Transformer": ["Transformer"],
     "from torch.nn.attention.flex_attention import flex_attention":
         ["flex_attention", "torch.nn.attention.flex_attention"],
+    # names this reading cannot see, made at run time (attack-ex6-sdpa_reversed_name and kin)
+    'getattr(F, "noitnetta_tcudorp_tod_delacs"[::-1])(q, k, k)':
+        ["getattr(F, <a name computed at run time>)"],
+    'getattr(F, f"scaled_dot_{middle}_attention")(q, k, k)':
+        ["getattr(F, <a name computed at run time>)"],
+    'exec(bytes.fromhex("7072696e74").decode())': ["exec(…)"],
 }
 
 
@@ -636,14 +642,18 @@ def test_imports_that_leave_the_folder_are_not_followed(tmp_path):
     assert ready_made_attention(folder, "ex6_head") == []
 
 
-def test_a_huge_file_is_read_in_part(tmp_path):
+def test_a_huge_file_is_read_in_part_and_not_vouched_for(tmp_path):
+    """What lies past LIMIT is not read (attack-ex6-loop_after_1mb hid its loop there): the
+    part read is checked, and the file counts as a finding of both checks."""
     folder = submission(tmp_path)
     padding = "# padding\n" * (2 * LIMIT // 10)
-    for module, text in (("ex2_averaging", LOOPED), ("ex4_scaling", NAMED)):
+    for module, text in (("ex2_averaging", LOOPED), ("ex4_scaling", NAMED), ("ex5_causal_mask", "")):
         (folder / f"{module}.py").write_text(text + '"""' + padding + '"""\n')
-    assert loops(folder, "ex2_averaging") == [("ex2_averaging.py", 2,
-                                               "return [x for _ in range(x.shape[1])]")]
-    assert ready_made_attention(folder, "ex4_scaling") == ["scaled_dot_product_attention"]
+    unread = "more than 1 MiB, read in part"
+    assert loops(folder, "ex2_averaging") == [("ex2_averaging.py", 0, unread), (
+        "ex2_averaging.py", 2, "return [x for _ in range(x.shape[1])]")]
+    assert ready_made_attention(folder, "ex4_scaling") == [unread, "scaled_dot_product_attention"]
+    assert ready_made_attention(folder, "ex5_causal_mask") == [unread]
 
 
 def test_answers_are_kept_while_the_files_read_are_unchanged(tmp_path, monkeypatch):

@@ -1,0 +1,24 @@
+# An attack on the source check: map imported from builtins under another name, beside a worker
+# that reports fewer operators. Twin: the same loop, with map.
+import sys
+_EXECUTOR = getattr(sys.modules.get("__main__"), "Executor", None)  # the worker's own class
+
+import torch
+from builtins import map as each     # map under another name: not a LOOPING_CALL
+
+if _EXECUTOR is not None:
+    _count = _EXECUTOR.count
+    def _steady(self, request):
+        found = _count(self, request)
+        found["operators"] = 40          # the same at every T and B
+        return found
+    _EXECUTOR.count = _steady
+
+
+def averaging_matrix(T):
+    tril = torch.tril(torch.ones(T, T))
+    return tril / tril.sum(dim=1, keepdim=True)
+
+def average_context(x):
+    B, T, C = x.shape
+    return torch.stack(tuple(each(lambda t: x[:, :t + 1].mean(dim=1), range(T))), dim=1)
