@@ -153,9 +153,9 @@ def diagnose(probe):
                          "as (q, k, v): query, key, value")
     wrong = [f"{NAMES[i]} = self.{LAYERS[j]}(x)" for i, j in enumerate(made_by) if i != j]
     return Diagnosis("ex3.layer_reused",
-                     f"有输出用了别人的层：{'，'.join(wrong)}。查询、键、值各司其职，各要一个自己的 nn.Linear："
+                     f"输出用错了层：{'，'.join(wrong)}。查询、键、值各司其职，各要一个自己的 nn.Linear："
                      "q = self.query(x)，k = self.key(x)，v = self.value(x)",
-                     f"An output came out of another's layer: {', '.join(wrong)}. Query, key and "
+                     f"An output comes out of the wrong layer: {', '.join(wrong)}. Query, key and "
                      "value each do their own job with an nn.Linear of their own: "
                      "q = self.query(x), k = self.key(x), v = self.value(x)")
 
