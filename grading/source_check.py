@@ -314,8 +314,12 @@ class _Submission:
             return self.resolve_name(rel, node.id, depth + 1)
         if isinstance(node, ast.Attribute):
             return self.member(self.resolve(rel, node.value, cls, depth + 1), node.attr, depth + 1)
-        if isinstance(node, ast.Call):  # a class of the submission called: an instance of it
-            made = self.resolve(rel, node.func, cls, depth + 1)
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+                    and len(node.args) >= 2 and _constant_text(node.args[1]) is not None:
+                return self.member(self.resolve(rel, node.args[0], cls, depth + 1),  # getattr(
+                                   _constant_text(node.args[1]), depth + 1)  # self, "_r" + "un")
+            made = self.resolve(rel, node.func, cls, depth + 1)  # a class called: an instance
             return ("instance", made) if made and made[0] == "class" else None
         return None
 
@@ -354,7 +358,8 @@ class _Submission:
             except RecursionError:  # nested too deep to tell: count it
                 found.add(self.line(rel, item.lineno))
             targets = []
-            if isinstance(item, (ast.Name, ast.Attribute)) and isinstance(item.ctx, ast.Load):
+            if isinstance(item, (ast.Name, ast.Attribute)) and isinstance(item.ctx, ast.Load) \
+                    or isinstance(item, ast.Call) and getattr(item.func, "id", "") == "getattr":
                 targets.append(self.resolve(rel, item, cls, 0))
             if isinstance(item, ast.Call):
                 made = self.resolve(rel, item.func, cls, 0) or ("",)
@@ -463,6 +468,17 @@ class _Submission:
                             aliases[a.asname or a.name] = full
             self.cache["facts", rel, scope] = bound, values, changed, aliases
         return self.cache["facts", rel, scope]
+
+
+def _constant_text(node, depth=0):
+    """The text of a string constant, or of constants joined by +, or None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and depth < 50:
+        left, right = _constant_text(node.left, depth + 1), _constant_text(node.right, depth + 1)
+        return None if left is None or right is None or len(left) + len(right) > 200 \
+            else left + right
+    return None
 
 
 def _is_int(node):

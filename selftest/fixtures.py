@@ -549,7 +549,8 @@ SHARED_TWINS = {
     **dict.fromkeys(["attack-ex6-scenario_swap", "attack-ex6-jacobian_patch",
                      "attack-ex6-randint_patch"], "twin-ex6-no_mask"),
     **dict.fromkeys(["attack-ex6-loop_if_no_mode", "attack-ex6-loop_disable_torch_function",
-                     "attack-ex6-loop_class_alias"], "twin-ex6-loop"),
+                     "attack-ex6-loop_class_alias", "attack-ex6-loop_getattr_recursion"],
+                    "twin-ex6-loop"),
     **dict.fromkeys(["attack-ex6-sdpa_aten_default", "attack-ex6-sdpa_disable_torch_function",
                      "attack-ex6-sdpa_math", "attack-ex6-sdpa_obfuscated"], "twin-ex6-by_hand"),
 }

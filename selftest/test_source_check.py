@@ -108,6 +108,13 @@ AVERAGES = {  # average_context(x) written with a loop; the line of each mark is
                 out[:, t] = x[:, :t + 1].mean(dim=1)
             return out
         ''', ["# mark"]),
+    "map_from_builtins_by_another_name": ('''\
+        from builtins import map as each
+
+        def average_context(x):
+            rows = each(lambda t: x[:, :t + 1].mean(dim=1), range(x.shape[1]))  # mark
+            return torch.stack(list(rows), dim=1)
+        ''', ["# mark"]),
     "shape": ('''\
         def average_context(x):
             out = []
@@ -237,6 +244,12 @@ HEADS = {  # the end of Head.forward, or more files: the line of each (module, m
         ''', {}, [("ex6_head", "# mark")]),
     "unbind": ('''\
         return torch.stack([w @ v for w in weights.unbind(1)], dim=1)  # mark
+        ''', {}, [("ex6_head", "# mark")]),
+    "helper_method_via_getattr_and_a_joined_name": ('''\
+        return getattr(self, "_m" + "ix")(weights, v)
+
+    def _mix(self, weights, v):
+        return torch.stack([weights[:, t] @ v for t in range(v.shape[1])], dim=1)  # mark
         ''', {}, [("ex6_head", "# mark")]),
     "helper_method_via_self": ('''\
         return self._mix(weights, v)
