@@ -24,17 +24,19 @@ from grading.testkit import Diagnosis
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND_LINES = ["::add-mask::secret", "::error file=x::fake", "::stop-commands::abc",
                  "##[stop-commands]abc", "  ::set-env name=A::b", "::set-output name=x::y"]
-ESCAPES = "\x1b[2J\x1b[H 100/100 \x1b]0;title\x07\rover\u202eevil\x00"
+ESCAPES = "\x1b[2J\x1b[H 100/100 \x1b]0;title\x07\rover\u202eevil\x00\u200bwarning\u3164:"
 MARKUP = "<img src=x onerror=alert(1)> | `code` [link](http://x) & more"
 LEARNER = "\n".join([MARKUP + ESCAPES, *COMMAND_LINES])  # every kind of hostile text
 IN_A_NAME = "\x1b[2J\x1b]0;title\x07\r\u202e"  # what a folder's name can hold of it (no NUL, no /)
 BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+INVISIBLE = set("\u00ad\u115f\u1160\u180e\u200b\u2060\u2061\u2062\u2063\u2064\u3164\uffa0")
 
 
 def controls(text):
-    """The control characters of `text` but newline: C0, DEL, C1, bidi controls, line separators."""
+    """The control characters of `text` but newline: C0, DEL, C1, bidi controls, line separators,
+    characters that show nothing."""
     return [ch for ch in text if ch != "\n"
-            and (unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI)]
+            and (unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI | INVISIBLE)]
 
 
 def strings(value):
