@@ -543,7 +543,6 @@ SHARED_TWINS = {
     **dict.fromkeys(["attack-ex5-portable_fork_exec", "attack-ex5-portable_walls_global",
                      "attack-ex5-portable_dirfd"], "twin-ex5-no_mask"),
     "attack-ex5-count_reply_int": "twin-ex5-right",
-    "attack-ex3-costly_replies": "twin-ex3-right",
     **dict.fromkeys(["attack-ex5-forged_deep", "attack-ex5-forged_frames", "attack-ex5-forged_huge",
                      "attack-ex5-forged_internal", "attack-ex5-sdpa_weights"], "twin-ex5-right"),
     **dict.fromkeys(["attack-ex6-scenario_swap", "attack-ex6-jacobian_patch",

@@ -29,6 +29,7 @@ HONEST = {
     # far past the 8 s budget, however its state reads.
     "attack-ex4-zombie_leader": 0,
     "attack-ex3-constructor_returns_tensor": 0,  # a function, not the class QKV
+    "attack-ex3-costly_replies": 15,  # the solution's layers; its replies are what it forges
 }
 PICKLE_MARKER = "/tmp/grader-attack-pickle-ran"
 needs_landlock = pytest.mark.skipif(landlock_abi() < 6, reason="needs Landlock ABI 6 (Linux 6.12+)")

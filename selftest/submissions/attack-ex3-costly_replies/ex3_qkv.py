@@ -1,5 +1,5 @@
 # An attack on the judge's time: replies of 64 MB of tiny strings, whose decoding took the judge
-# 36 s that no budget counted. A message now holds at most 16 MB and 200,000 values. Twin: the solution.
+# 36 s that no budget counted. A message now holds at most 16 MB and 200,000 values. Honestly: 15.
 import struct, sys
 import torch.nn as nn
 
