@@ -289,10 +289,8 @@ def malformed(op, value):
                                                         "parameter_grads"} \
             and isinstance(value["input_grads"], (list, type(None))) \
             and isinstance(value["parameter_grads"], (dict, type(None)))
-    elif op == "count":
-        ok = isinstance(value, dict) and set(value) == {"operators", "names"} \
-            and type(value["operators"]) is int and isinstance(value["names"], list) \
-            and all(isinstance(n, str) for n in value["names"])
+    elif op == "trace":  # its contents are checked by grading.replay, which trusts none of it
+        ok = isinstance(value, dict) and set(value) == {"ops", "output", "truncated"}
     else:
         ok = True  # a call returns whatever the learner's code returns
     return "" if ok else f"a malformed reply to {op!r}"

@@ -112,14 +112,17 @@ class Remote:
         """[[name, shape, requires_grad], …] of the object's named_parameters()."""
         return self._request("parameters", handle=self._target["handle"])
 
-    def vjp(self, args, wrt, grad_output, parameters=False):
-        """{"output", "input_grads", "parameter_grads"}: see grading.worker.Executor.vjp."""
+    def vjp(self, args, wrt, grad_output, parameters=()):
+        """{"output", "input_grads", "parameter_grads"}: see grading.worker.Executor.vjp;
+        `parameters` are attribute paths ("query.weight"), the gradients come back by path."""
         return self._request("vjp", target=self._target, args=arguments(args), wrt=list(wrt),
-                             grad_output=grad_output, parameters=parameters)
+                             grad_output=grad_output, parameters=list(parameters))
 
-    def operations(self, *args):
-        """{"operators": n, "names": [...]} of one call: see grading.worker.Executor.count."""
-        return self._request("count", target=self._target, args=arguments(args))
+    def trace(self, *args, params=()):
+        """The record of one call's operations: see grading.worker.Executor.trace and
+        grading.replay. `params`: attribute paths of the object's tensors the judge knows."""
+        return self._request("trace", target=self._target, args=arguments(args),
+                             params=list(params))
 
     def __repr__(self):
         return f"<{self.type_name or self._target.get('name')} of the learner's>"

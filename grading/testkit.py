@@ -16,6 +16,7 @@ import math
 import pytest
 import torch
 
+from grading import replay
 from grading.i18n import Bi
 from grading.judge import WorkerFailure
 from grading.protocol import NotATensor
@@ -233,77 +234,119 @@ def expect_sequence(value, what, length):
     return value
 
 
-def operations(function, make_args, sizes=None):
-    """The operations of one call of function at each (B, T) of sizes (LOOP_SIZES by default):
-    {"B=2, T=4": {"operators": n, "names": [...]}, …}; make_args(B, T) gives the arguments."""
-    return {f"B={B}, T={T}": function.operations(*make_args(B, T))
-            for B, T in (sizes or LOOP_SIZES)}
-
+# -- shown work: how a call computes, verified by replaying its record here (grading.replay) --------
 
 LOOP_SIZES = ((2, 4), (2, 8), (4, 4))  # two lengths and two batch sizes
 
 
-def expect_no_loop(counts, source_loops, what):
-    """Vectorised ("直接用循环…效率较低"): the number of operators the call reaches, counted in
-    the dispatcher, does not grow with T or B; and the learner's source, read here, has no loop
-    that can run once per position or sample in the code the call reaches."""
-    calls = {key: c["operators"] for key, c in counts.items()}
-    if len(set(calls.values())) > 1:
-        listed = ", ".join(f"{key}: {n}" for key, n in calls.items())
-        fail(f"{what} 调用 torch 运算的次数随长度或批量变化（{listed}），说明有对位置或样本的 Python 循环。"
-             "课文说：直接用循环来求平均效率较低——请用一次矩阵乘法完成",
+def shown_work(function, make_args, sizes=LOOP_SIZES, params=None):
+    """Scenario side. At each (B, T) of sizes: the record of one call of function (a function of
+    the learner's, or an object of theirs) on make_args(B, T), then its output for fresh arguments
+    drawn after the record came back. `params`: {attribute path: tensor} of the object's tensors
+    the judge set ("query.weight"), replayed as the judge's own.
+    {"B=2, T=4": {"record", "args", "output", "params"}, …}"""
+    shown = {}
+    for B, T in sizes:
+        record = function.trace(*make_args(B, T), params=list(params or {}))
+        args = make_args(B, T)
+        shown[f"B={B}, T={T}"] = {"record": record, "args": args, "output": function(*args),
+                                  "params": params or {}}
+    return shown
+
+
+def unverified(error, what):
+    """What the learner reads when the record of `what` cannot be verified (a ReplayError)."""
+    name = error.name
+    if error.kind == "outside":
+        return Bi(f"{what} 把张量里的数取到了 Python 里（{name}：.item()、.tolist()、float(…) 之类）。评分器只能验证"
+                  "在张量上做的 torch 运算：请让每一步都留在 torch 里",
+                  f"{what} takes numbers out of tensors into Python ({name}: .item(), "
+                  ".tolist(), float(…) and the like). The grader can only verify torch "
+                  "operations on tensors: keep every step in torch")
+    if error.kind == "operation":
+        return Bi(f"{what} 用了 {name}，评分器不重放这个运算（它只验证纯粹的张量运算）：请用课文里的运算来写这一步"
+                  "（矩阵乘法、masked_fill、softmax……）",
+                  f"{what} uses {name}, an operation the grader does not replay (it verifies "
+                  "pure tensor operations only): write this step with the lesson's operations "
+                  "(matrix products, masked_fill, softmax, …)")
+    if error.kind == "size":
+        return Bi(f"{what} 一次调用里的 torch 运算太多、或者张量比输入大得太多（{error}）：是不是对位置写了 Python 循环？",
+                  f"{what} makes too many torch operations in one call, or tensors far larger "
+                  f"than its inputs ({error}): a Python loop over positions?")
+    return Bi(f"{what} 报告的 torch 运算在新的输入上跑不通（{error}）",
+              f"the torch operations {what} reports do not run on new inputs ({error})")
+
+
+def verified(shown, what):
+    """Judge side: each record, replayed here on the fresh arguments, gives what the learner's
+    code returned for them. Returns {size: the number of operations}; CheckFailed otherwise."""
+    lengths = {}
+    for size, work in shown.items():
+        try:
+            replayed = replay.replay(work["record"], work["args"], work["params"])
+        except replay.ReplayError as error:
+            raise CheckFailed(unverified(error, what)) from None
+        if not replay.same(replayed, work["output"]):
+            outside(what)
+        lengths[size] = replay.length(work["record"])
+    return lengths
+
+
+def outside(what):
+    fail(f"对新的输入，{what} 返回的值和它自己记录下的 torch 运算算出的不一样：有一部分计算不在 torch 里"
+         f"（numpy、从张量里取出来的 Python 数），或者 {what} 在两次调用之间记住了什么。"
+         "评分器只能验证在这次调用的输入上做的 torch 运算",
+         f"for new inputs, {what} returned other values than its own recorded torch "
+         "operations compute: part of the work happens outside torch (numpy, Python numbers "
+         f"taken out of tensors), or {what} keeps something from one call to the next. The "
+         "grader can only verify torch operations on the call's own inputs")
+
+
+def loops(shown):
+    """For diagnoses: True when every record verifies and their lengths differ (a loop)."""
+    try:
+        lengths = verified(shown, "")
+    except CheckFailed:
+        return False
+    return len(set(lengths.values())) > 1
+
+
+def expect_no_loop(shown, what, where=None):
+    """Vectorised ("直接用循环…效率较低"): the verified record of a call does not grow with T or
+    B. `where()` may point to the line of a loop in the learner's source: only to say where, once
+    the record has shown one; reading the source never costs a point."""
+    lengths = verified(shown, what)
+    if len(set(lengths.values())) > 1:
+        listed = ", ".join(f"{key}: {n}" for key, n in lengths.items())
+        found = (where() or [None])[0] if where else None
+        at_zh = f"（可能在 {found[0]} 第 {found[1]} 行：{found[2]}）" if found else ""
+        at_en = f" (perhaps {found[0]}, line {found[1]}: {found[2]})" if found else ""
+        fail(f"{what} 调用 torch 运算的次数随长度或批量变化（{listed}），说明有对位置或样本的 Python 循环"
+             f"{at_zh}。课文说：直接用循环来求平均效率较低——请用一次矩阵乘法完成",
              f"{what} makes a different number of torch operations as T or B change ({listed}): "
-             "a Python loop over positions or samples. The lesson: a loop is slow "
+             f"a Python loop over positions or samples{at_en}. The lesson: a loop is slow "
              "(直接用循环来求平均效率较低); do it with one matrix product")
-    if source_loops:
-        file, line, text = source_loops[0]
-        fail(f"{what} 用到的代码里有循环（{file} 第 {line} 行：{text}）。课文说：直接用循环来求平均效率较低——"
-             "请用一次矩阵乘法同时算出所有位置",
-             f"the code {what} runs has a loop ({file}, line {line}: {text}). The lesson: a loop "
-             "is slow (直接用循环来求平均效率较低); compute every position at once with one matrix "
-             "product")
 
 
-# PyTorch's ready-made attention, however it is named: the Python function, its aten operators
-# (any overload, any backend), nn.MultiheadAttention's functional form and fast path.
-FORBIDDEN = ("scaled_dot_product", "multi_head_attention", "flash_attention",
-             "efficient_attention", "cudnn_attention", "_transformer_encoder")
+def ready_made(shown):
+    """PyTorch's ready-made attention among the operations the records show, by their names."""
+    return sorted(set().union(*(replay.attention_used(w["record"]) for w in shown.values())))
 
 
-def forbidden_calls(counts):
-    """The ready-made attention among the names that a call's operations reached."""
-    names = set().union(*(c["names"] for c in counts.values()))
-    return sorted({normalised(name) for name in names
-                   if any(word in name.lower() for word in FORBIDDEN)})
-
-
-def normalised(name):
-    """'aten._scaled_dot_product_flash_attention_for_cpu.default', 'torch._C._nn.x', 'F.x' → the
-    function's or operator's own name."""
-    parts = name.split("::")[-1].split(".")
-    parts = [p for p in parts if p and p not in ("default", "out", "Tensor")] or [name]
-    return parts[-1]
-
-
-def ready_made(counts, source_names):
-    """What the run reached and what the source names, each by its own name, once."""
-    return sorted(set(forbidden_calls(counts)) | {normalised(n) for n in source_names})
-
-
-def expect_built_yourself(counts, source_names, what):
-    """No ready-made attention: neither among the operations reached (counted in the worker) nor
-    named in the learner's source (read here)."""
-    used = ready_made(counts, source_names)
+def expect_built_yourself(shown, what):
+    """No ready-made attention among the operations of the verified record of a call."""
+    used = ready_made(shown)
     if used:
         fail(f"{what} 调用了 PyTorch 现成的注意力（{', '.join(used)}）。这一课的目的就是亲手搭出注意力，"
              "所以这里不能用它：请用课文的步骤，点积、缩放、掩码、softmax、加权求和",
              f"{what} calls PyTorch's ready-made attention ({', '.join(used)}). This lesson is "
              "about building attention yourself, so it is not allowed here: use the lesson's "
              "steps, dot products, scaling, the mask, softmax, a weighted sum")
+    verified(shown, what)
 
 
-def shortcut_diagnosis(counts, source_names, key):
-    used = ready_made(counts, source_names)
+def shortcut_diagnosis(shown, key):
+    used = ready_made(shown) if isinstance(shown, dict) else []
     if used:
         return Diagnosis(key,
                          f"用了 PyTorch 现成的注意力（{', '.join(used)}）。结果也许是对的，但这一课要你亲手"
@@ -312,6 +355,48 @@ def shortcut_diagnosis(counts, source_names, key):
                          "may be right, but this lesson asks you to take every step yourself: dot "
                          "products, scaling, the mask, softmax, the weighted sum, each one visible")
     return None
+
+
+class Consistent:
+    """Scenario side: a function of the learner's (or an object of theirs) for checks that combine
+    many calls (causality at every t, derivatives, the first position). Its first call is
+    recorded; every call's output must then be what that record computes for the call's own
+    inputs, so state kept from one call to the next, or work outside torch, cannot make the
+    calls agree with each other: the property is checked on one pure function."""
+
+    def __init__(self, function, what, params=None):
+        self.function, self.what, self.params = function, what, params or {}
+        self.records = {}  # the arguments' shapes -> the record of the first call with them
+
+    def _check(self, args, output):
+        record = self.records.get(shapes_of(args))
+        if record is None:
+            return
+        try:
+            replayed = replay.replay(record, list(args), self.params)
+        except replay.ReplayError as error:
+            raise CheckFailed(unverified(error, self.what)) from None
+        if not replay.same(replayed, output):
+            outside(self.what)
+
+    def __call__(self, *args):
+        if shapes_of(args) not in self.records:  # a record holds the sizes of its call
+            self.records[shapes_of(args)] = self.function.trace(*args, params=list(self.params))
+        output = self.function(*args)
+        self._check(args, output)
+        return output
+
+    def vjp(self, args, **kwargs):
+        if shapes_of(args) not in self.records:
+            self.records[shapes_of(args)] = self.function.trace(*args, params=list(self.params))
+        reply = self.function.vjp(args, **kwargs)
+        if isinstance(reply, dict):
+            self._check(args, reply.get("output"))
+        return reply
+
+
+def shapes_of(args):
+    return tuple(tuple(a.shape) if isinstance(a, torch.Tensor) else repr(a) for a in args)
 
 
 # -- derivatives ----------------------------------------------------------------------------------

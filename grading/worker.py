@@ -6,7 +6,7 @@ The worker leaves the zygote's session, sends its output to a private unlinked f
 walls (grading/sandbox.py), imports the one exercise module of the submission and then does what
 the judge asks, one request at a time, over a socket that goes straight to the judge. The requests
 are primitive (see Executor): construct an object, set a named tensor, call a function or method on
-the judge's tensors, a vector-Jacobian product, the operations of one call. Everything the judge
+the judge's tensors, a vector-Jacobian product, the record of one call's operations. Everything the judge
 concludes, it concludes from what came back.
 
 This file imports nothing of tests/, the test kit or the solutions.
@@ -29,6 +29,7 @@ import traceback
 SUBMISSION_PACKAGE = "submission"  # the name a submission folder is imported under, in a worker
 OUTPUT_LIMIT = 2000  # characters of captured output sent back per call
 OUTPUT_FILE_LIMIT = 8 * 1024 * 1024  # bytes a worker may print or write in all
+MAX_RECORD = 4000  # operations of one traced call: a head takes about 30
 
 
 # -- what a worker does for the judge -------------------------------------------------------------
@@ -46,7 +47,7 @@ class Executor:
 
     def run(self, request):
         op = request["op"]
-        if op not in ("call", "set", "inspect", "parameters", "vjp", "count"):
+        if op not in ("call", "set", "inspect", "parameters", "vjp", "trace"):
             raise ValueError(f"unknown request {op!r}")
         return getattr(self, op)(request)
 
@@ -122,7 +123,9 @@ class Executor:
 
     def vjp(self, request):
         """The output for the judge's inputs and, for the judge's output gradient, the gradients
-        of the inputs listed in "wrt" and of the object's parameters. The inputs reach the learner's
+        of the inputs listed in "wrt" and of the object's tensors at the attribute paths listed in
+        "parameters" (by path, as the API names them: a layer reachable under two names is
+        still found under the API's). The inputs reach the learner's
         code as results of an operation (not as leaves), as inside a model."""
         import torch
         target = self._target(request["target"])
@@ -131,8 +134,11 @@ class Executor:
         args = [leaves[i] * 1 if i in leaves else a for i, a in enumerate(args)]
         owner = self.objects[request["target"]["handle"]] if "handle" in request["target"] \
             else None
-        named = [(n, p) for n, p in owner.named_parameters() if p.requires_grad] \
-            if request.get("parameters") and owner is not None else []
+        named = []  # (path, tensor) of the parameters named by the judge's attribute paths
+        for path in request.get("parameters") or [] if owner is not None else []:
+            obj, missing = self._resolve(request["target"]["handle"], path)
+            if not missing and isinstance(obj, torch.Tensor) and obj.requires_grad:
+                named.append((path, obj))
         with torch.enable_grad():
             out = target(*args)
             if type(out) is not torch.Tensor or not out.requires_grad:
@@ -146,44 +152,74 @@ class Executor:
         return {"output": out.detach(), "input_grads": list(grads[:count]),
                 "parameter_grads": {n: g for (n, _), g in zip(named, grads[count:])}}
 
-    def count(self, request):
-        """Run one call and name every operation it reached, at three levels: the aten operators
-        (below autograd, in the dispatcher), the torch functions of Python, and the functions
-        written in C that Python called. Returns {"operators": n, "names": [...]}."""
-        import torch
-        from torch.overrides import TorchFunctionMode
-        from torch.utils._python_dispatch import TorchDispatchMode
-        names, operators = set(), [0]
+    def trace(self, request):
+        """Run one call and show its work: every aten operation it reached, in order, as data
+        (grading.replay replays it in the judge, on inputs this process never sees).
 
-        class Operators(TorchDispatchMode):
+        {"ops": [[name, args, kwargs], …], "output": a reference, "truncated": bool}, where each
+        tensor in an argument or the output is a reference: {"in": i} the call's i-th argument,
+        {"out": [k, j]} the j-th result of operation k, {"param": path} the object's tensor at one
+        of the attribute paths the judge names (request["params"], e.g. "query.weight"), or
+        {"const": tensor} any other tensor (a buffer, something made outside torch's operators).
+        Nothing here is trusted: the judge checks the record by replaying it."""
+        import torch
+        from torch.utils._python_dispatch import TorchDispatchMode
+        target = self._target(request["target"])
+        args = self._arguments(request)
+        owner = self.objects[request["target"]["handle"]] if "handle" in request["target"] \
+            else None
+        known = {}  # id(tensor) -> its reference; `alive` keeps every one so ids stay unique
+        alive = list(args)
+        for i, a in enumerate(args):
+            if isinstance(a, torch.Tensor):
+                known[id(a)] = {"in": i}
+        for path in request.get("params", []):
+            obj, missing = self._resolve(request["target"]["handle"], path) if owner is not None \
+                else (None, path)
+            if not missing and isinstance(obj, torch.Tensor):
+                known.setdefault(id(obj), {"param": path})
+                alive.append(obj)
+        ops, truncated = [], [False]
+
+        def ref(value):
+            if isinstance(value, torch.Tensor):
+                if id(value) not in known:
+                    alive.append(value)
+                    known[id(value)] = {"const": torch.Tensor(value.detach()).clone()
+                                        if value.layout == torch.strided else None}
+                return known[id(value)]
+            if isinstance(value, (list, tuple)):
+                return [ref(v) for v in value]
+            if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
+                return {type(value).__name__: str(value).removeprefix("torch.")}
+            if value is None or isinstance(value, (bool, int, float, str)):
+                return value
+            return {"opaque": type(value).__name__}
+
+        class Recorder(TorchDispatchMode):
             @classmethod
             def _should_skip_dynamo(cls):  # else its first use imports torch._dynamo: seconds
                 return False
 
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                operators[0] += 1
-                names.add(str(func))
-                return func(*args, **(kwargs or {}))
+                kwargs = kwargs or {}
+                if len(ops) >= MAX_RECORD:
+                    truncated[0] = True
+                else:
+                    ops.append([str(func), ref(list(args)), {k: ref(v) for k, v in kwargs.items()}])
+                result = func(*args, **kwargs)
+                if not truncated[0]:
+                    number = len(ops) - 1
+                    results = result if isinstance(result, (list, tuple)) else [result]
+                    for j, value in enumerate(results):
+                        if isinstance(value, torch.Tensor):
+                            alive.append(value)
+                            known[id(value)] = {"out": [number, j]}
+                return result
 
-        class Functions(TorchFunctionMode):
-            def __torch_function__(self, func, types, args=(), kwargs=None):
-                names.add(getattr(func, "__qualname__", None) or getattr(func, "__name__", "?"))
-                return func(*args, **(kwargs or {}))
-
-        def profile(frame, event, arg):
-            if event == "c_call":
-                names.add(f"{getattr(arg, '__module__', None) or ''}.{arg.__name__}")
-
-        target = self._target(request["target"])
-        args = self._arguments(request)
-        previous = sys.getprofile()
-        with torch.no_grad(), Functions(), Operators():
-            sys.setprofile(profile)
-            try:
-                target(*args)
-            finally:
-                sys.setprofile(previous)
-        return {"operators": operators[0], "names": sorted(names)[:2000]}
+        with torch.no_grad(), Recorder():
+            returned = target(*args)
+        return {"ops": ops, "output": ref(returned), "truncated": truncated[0]}
 
 
 # -- the zygote -----------------------------------------------------------------------------------
@@ -237,9 +273,9 @@ def _warm_up():
     layer = executor.run({"op": "call", "target": {"name": "Layer"}, "args": []})
     x, target = torch.ones(1, 2), {"handle": layer.number}
     executor.run({"op": "set", "handle": layer.number, "path": "weight", "value": torch.eye(2)})
-    executor.run({"op": "count", "target": target, "args": [x]})
+    executor.run({"op": "trace", "target": target, "args": [x], "params": ["weight"]})
     executor.run({"op": "vjp", "target": target, "args": [x], "wrt": [0], "grad_output": x,
-                  "parameters": True})
+                  "parameters": ["weight"]})
     protocol.from_wire(protocol.to_wire(x))
 
 

@@ -4,8 +4,9 @@ import re
 import torch
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Diagnosis, Way, operations, expect_built_yourself, \
-    expect_close, expect_tensor, fail, hidden, named_slips, public, randn, shortcut_diagnosis
+from grading.testkit import SHAPES, Consistent, Diagnosis, Way, expect_built_yourself, \
+    expect_close, expect_tensor, fail, hidden, named_slips, public, randn, shortcut_diagnosis, \
+    shown_work
 
 # Many scores, so that their variance is estimated within a few percent; head sizes drawn afresh
 # each run, one small and one large, and far from T (scaling by √T must not pass by chance).
@@ -39,19 +40,20 @@ def scores(ex, gen, B, T, head_size):
 def variance_scores(ex, gen):
     """For a small and a large head_size: (the shape, its scores, and the scores of a part of the
     same q and k: the first two examples' first five positions, which must be the same numbers)."""
-    out = []
+    out, attention_scores = [], Consistent(ex.attention_scores, "attention_scores")
     for low, high in VARIANCE_HEAD_SIZES:
         B, T, H = (int(torch.randint(a, b + 1, (1,), generator=gen))
                    for a, b in (VARIANCE_B, VARIANCE_T, (low, high)))
         inputs = draw(gen, B, T, H)
-        part = ex.attention_scores(inputs["q"][:2, :5].clone(), inputs["k"][:2, :5].clone())
-        out.append((dict(B=B, T=T, head_size=H), ex.attention_scores(inputs["q"], inputs["k"]),
+        part = attention_scores(inputs["q"][:2, :5].clone(), inputs["k"][:2, :5].clone())
+        out.append((dict(B=B, T=T, head_size=H), attention_scores(inputs["q"], inputs["k"]),
                     part))
     return out
 
 
 def calls(ex, gen, head_size):
-    return operations(ex.attention_scores,
+    """The recorded work of attention_scores at two lengths and two batch sizes."""
+    return shown_work(ex.attention_scores,
                       lambda B, T: (randn(gen, B, T, head_size), randn(gen, B, T, head_size)))
 
 
@@ -95,8 +97,7 @@ def test_variance_is_about_one(submission):
 def test_built_yourself(submission):
     """the scores are computed by hand, not by PyTorch's ready-made attention
     分数是亲手算出来的，没有调用 PyTorch 现成的注意力"""
-    expect_built_yourself(submission(calls, head_size=8), submission.source.attention(),
-                          "attention_scores")
+    expect_built_yourself(submission(calls, head_size=8), "attention_scores")
 
 
 @hidden(7)
@@ -202,8 +203,7 @@ def diagnose(probe):
     found = named_slips(SCORE_STEPS, draws(), "ex4.", most=2)
     if found:
         return found
-    return shortcut_diagnosis(probe.submission(calls, head_size=H), probe.source.attention(),
-                              "ex4.shortcut")
+    return shortcut_diagnosis(probe.submission(calls, head_size=H), "ex4.shortcut")
 
 
 def transposed_3d(error, exercise):

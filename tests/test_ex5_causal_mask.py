@@ -5,9 +5,10 @@ import re
 import torch
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, SHOULD_BE, Diagnosis, Way, expect_built_yourself, \
-    expect_close, expect_row_gradients, expect_tensor, fail, hidden, lesson, named_slips, \
-    operations, public, randn, row_gradients, same, shortcut_diagnosis, upper_triangle
+from grading.testkit import SHAPES, SHOULD_BE, Consistent, Diagnosis, Way, \
+    expect_built_yourself, expect_close, expect_row_gradients, expect_tensor, fail, hidden, \
+    lesson, named_slips, public, randn, row_gradients, same, shortcut_diagnosis, shown_work, \
+    upper_triangle
 
 SHAPE_NAMES = ("B", "T", "T")
 HINTS = [
@@ -40,16 +41,17 @@ def weights_with_future_changed(ex, gen, B, T):
     changes exactly those); and for each t, scores whose row t is redrawn up to t (the present):
     the weights, 2T+1 tensors of (B, T, T)."""
     scores = draw(gen, B, T)
-    outs = [ex.causal_softmax(scores)]
+    causal_softmax = Consistent(ex.causal_softmax, "causal_softmax")  # one pure function
+    outs = [causal_softmax(scores)]
     for t in range(T):
         changed = scores.clone()
         changed[:, t + 1:, :] = randn(gen, B, T - t - 1, T) * 3
         changed[:, :, t + 1:] = randn(gen, B, T, T - t - 1) * 3
-        outs.append(ex.causal_softmax(changed))
+        outs.append(causal_softmax(changed))
     for t in range(T):
         changed = scores.clone()
         changed[:, t, :t + 1] = randn(gen, B, t + 1) * 3
-        outs.append(ex.causal_softmax(changed))
+        outs.append(causal_softmax(changed))
     return outs
 
 
@@ -66,11 +68,13 @@ def future_of_each_row(T):
 def gradients(ex, gen, T):
     """T copies of one score table; copy t sends back the gradient of row t of its weights."""
     scores = draw(gen, 1, T).expand(T, T, T).clone()
-    return row_gradients(ex.causal_softmax, scores, future_of_each_row(T), gen)
+    return row_gradients(Consistent(ex.causal_softmax, "causal_softmax"), scores,
+                         future_of_each_row(T), gen)
 
 
 def calls(ex, gen):
-    return operations(ex.causal_softmax, lambda B, T: (draw(gen, B, T),))
+    """The recorded work of causal_softmax at two lengths and two batch sizes."""
+    return shown_work(ex.causal_softmax, lambda B, T: (draw(gen, B, T),))
 
 
 def shapes():
@@ -181,7 +185,7 @@ def test_jacobian(submission):
 def test_built_yourself(submission):
     """the mask and softmax are written by hand, not by PyTorch's ready-made attention
     掩码和 softmax 是亲手写的，没有调用 PyTorch 现成的注意力"""
-    expect_built_yourself(submission(calls), submission.source.attention(), "causal_softmax")
+    expect_built_yourself(submission(calls), "causal_softmax")
 
 
 @hidden(5)
@@ -319,6 +323,15 @@ DIAGNOSE_SHAPE = dict(B=2, T=5)  # B != T: a mask sized by B, or a softmax over 
 CONFIRM_SHAPE = dict(B=3, T=7)  # the second draw, with other sizes
 
 
+def right_where_graded(probe):
+    """For the diagnoses that say "the values are right": right at every graded size too."""
+    for shape in shapes():
+        got, _ = probe(weights, **shape)
+        if not same(got, masked_weights(probe.inputs(draw, **shape).double(), lesson(MASK_STEPS))):
+            return False
+    return True
+
+
 def diagnose(probe):
     shape = DIAGNOSE_SHAPE
     got, _ = probe(weights, **shape)
@@ -339,7 +352,7 @@ def diagnose(probe):
     found = named_slips(MASK_STEPS, draws(), "ex5.", most=3)
     if found:
         return found
-    if same(got, masked_weights(scores, lesson(MASK_STEPS))) \
+    if same(got, masked_weights(scores, lesson(MASK_STEPS))) and right_where_graded(probe) \
             and probe.submission(gradients, T=shape["T"])["grad"] is None:
         return Diagnosis("ex5.detached",
                          "数值是对的，但权重不带梯度：causal_softmax 里用了 torch.no_grad()、.detach() 或 .data。"
@@ -348,7 +361,7 @@ def diagnose(probe):
                          ".detach() or .data inside causal_softmax. In a model the gradient must "
                          "flow through the softmax back to the scores, or the queries and keys "
                          "cannot learn")
-    return shortcut_diagnosis(probe.submission(calls), probe.source.attention(), "ex5.shortcut")
+    return shortcut_diagnosis(probe.submission(calls), "ex5.shortcut")
 
 
 def mask_sized_by_batch(error, B, T, exercise):

@@ -6,10 +6,11 @@ import torch
 import torch.nn as nn
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Diagnosis, Way, draw_qkv, expect_built_yourself, \
-    expect_close, expect_no_loop, expect_repeatable, expect_row_gradients, expect_tensor, fail, \
-    hidden, lesson, named_slips, operations, public, randn, row_gradients, same, set_linear, \
-    shortcut_diagnosis, trainable_shapes
+from grading.testkit import SHAPES, Consistent, Diagnosis, Way, draw_qkv, \
+    expect_built_yourself, expect_close, expect_no_loop, expect_repeatable, \
+    expect_row_gradients, expect_tensor, fail, hidden, lesson, loops, named_slips, public, randn, \
+    row_gradients, same, set_linear, shortcut_diagnosis, shown_work, trainable_shapes
+from grading.testkit import LOOP_SIZES
 from test_ex3_qkv import layer_shape_diagnosis
 from test_ex4_scaling import SCORE_STEPS, scaled_scores, transposed_3d, undefined_head_size
 from test_ex5_causal_mask import MASK_STEPS, mask_sized_by_batch, masked_weights
@@ -59,7 +60,8 @@ def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_s
     for idx with token t itself changed (each t), and for idx once more (is forward repeatable?).
     2T+2 tensors of (B, T, head_size)."""
     inputs = draw(gen, B, T, n_embd, head_size)
-    head = build(ex, inputs, n_embd, head_size, block_size)
+    head = Consistent(build(ex, inputs, n_embd, head_size, block_size), "Head.forward",
+                      weights_of(inputs))  # one pure function
     embedding = nn.Embedding(vocab_size, n_embd)
     with torch.no_grad():
         embedding.weight.copy_(randn(gen, vocab_size, n_embd))
@@ -84,6 +86,7 @@ def gradients(ex, gen, T, n_embd, head_size, block_size):
     inputs = draw(gen, 1, T, n_embd, head_size)
     head = build(ex, inputs, n_embd, head_size, block_size)
     future = (torch.arange(T)[None, :] > torch.arange(T)[:, None])[:, :, None]  # (T, T, 1)
+    head = Consistent(head, "Head.forward", weights_of(inputs))  # one pure function
     return row_gradients(head, inputs["x"].expand(T, T, n_embd).clone(),
                          future.expand(T, T, n_embd), gen)
 
@@ -93,7 +96,7 @@ def learning(ex, gen, B, T, n_embd, head_size, block_size):
     inputs = draw(gen, B, T, n_embd, head_size)
     head = build(ex, inputs, n_embd, head_size, block_size)
     reply = head.vjp([inputs["x"]], wrt=[0], grad_output=randn(gen, B, T, head_size),
-                     parameters=True)
+                     parameters=[f"{name}.weight" for name in WEIGHTS])
     if not isinstance(reply, dict):
         return {}
     grads = reply.get("parameter_grads") if isinstance(reply.get("parameter_grads"), dict) else {}
@@ -107,8 +110,22 @@ def parameters(ex, gen, n_embd, head_size, block_size):
 
 
 def calls(ex, gen, n_embd, head_size, block_size):
-    head = ex.Head(n_embd, head_size, block_size).eval()
-    return operations(head, lambda B, T: (randn(gen, B, T, n_embd),))
+    """The recorded work of forward at two lengths and two batch sizes, for block_size and for a
+    smaller one (a loop over block_size positions is a loop over positions too). T stays below
+    both: at T == block_size, tril[:T, :T] takes the whole mask, and torch makes one slice fewer."""
+    shown = {}
+    for blocks in (block_size, max(T for _, T in LOOP_SIZES) + 1):
+        inputs = draw(gen, 1, 1, n_embd, head_size)
+        head = build(ex, inputs, n_embd, head_size, blocks)
+        work = shown_work(head, lambda B, T: (randn(gen, B, T, n_embd),),
+                          params=weights_of(inputs))
+        shown.update({f"{size}, block_size={blocks}": w for size, w in work.items()})
+    return shown
+
+
+def weights_of(inputs):
+    """{"query.weight": tensor, …}: the weights the judge set, by their attribute paths."""
+    return {f"{name}.weight": inputs[name] for name in WEIGHTS}
 
 
 def sizes(shape):
@@ -213,8 +230,8 @@ def test_no_bias(submission):
 def test_vectorised(submission):
     """forward works on all positions at once, with no Python loop over them
     forward 一次处理所有位置，没有对位置的 Python 循环"""
-    expect_no_loop(submission(calls, n_embd=12, head_size=8, block_size=16),
-                   submission.source.loops("Head.forward"), "Head.forward")
+    expect_no_loop(submission(calls, n_embd=12, head_size=8, block_size=16), "Head.forward",
+                   lambda: submission.source.loops("Head.forward"))
 
 
 @public(1)
@@ -237,7 +254,7 @@ def test_built_yourself(submission):
     """the head is built by hand, not from PyTorch's ready-made attention
     注意力头是亲手搭的，没有调用 PyTorch 现成的注意力"""
     expect_built_yourself(submission(calls, n_embd=12, head_size=8, block_size=16),
-                          submission.source.attention(), "Head.forward")
+                          "Head.forward")
 
 
 @hidden(4)
@@ -375,6 +392,16 @@ DIAGNOSE_SHAPE = {**SHAPES[0], "block_size": 11}
 CONFIRM_SHAPE = SHAPES[2]
 
 
+def right_where_graded(probe):
+    """For the diagnoses that say "the values are right": right at every graded size too."""
+    for shape in SHAPES:
+        got, _ = probe(forward, **sizes(shape))
+        inputs = probe.inputs(draw, **{k: shape[k] for k in ("B", "T", "n_embd", "head_size")})
+        if not same(got, head_computation(inputs, shape["block_size"])(lesson(HEAD_STEPS))):
+            return False
+    return True
+
+
 def diagnose(probe):
     shape = DIAGNOSE_SHAPE
 
@@ -385,7 +412,7 @@ def diagnose(probe):
             yield output, head_computation(inputs, size["block_size"])
     first = draws()
     got, compute = next(first)
-    right = same(got, compute(lesson(HEAD_STEPS)))  # for the diagnoses that say so
+    right = same(got, compute(lesson(HEAD_STEPS))) and right_where_graded(probe)
     found = named_slips(HEAD_STEPS, itertools.chain([(got, compute)], first), "ex6.", most=3)
     if found:
         return found
@@ -416,16 +443,15 @@ def diagnose(probe):
                          ".detach(), .data or torch.no_grad() in forward. In training the "
                          "gradient must flow from the loss back to the query, key and value "
                          "weights, or the model cannot learn")
-    counts = probe.submission(calls, **layer_sizes)
-    if right and (len({c["operators"] for c in counts.values()}) > 1
-                  or probe.source.loops("Head.forward")):
+    shown = probe.submission(calls, **layer_sizes)
+    if right and loops(shown):
         return Diagnosis("ex6.loop",
                          "结果是对的，但 forward 对位置做了 Python 循环。一次矩阵乘法 weights @ v 就同时算出了所有位置，"
                          "课文说直接用循环效率较低",
                          "The values are right but forward loops over positions in Python. One "
                          "product, weights @ v, computes every position at once; the lesson warns "
                          "that a loop is slow")
-    return shortcut_diagnosis(counts, probe.source.attention(), "ex6.shortcut")
+    return shortcut_diagnosis(shown, "ex6.shortcut")
 
 
 def diagnose_error(error):

@@ -1,5 +1,5 @@
 # An attack on the source check: map imported from builtins under another name, beside a worker
-# that reports fewer operators. Twin: the same loop, with map.
+# that reports a record as long at every size. Twin: the same loop, with map.
 import sys
 _EXECUTOR = getattr(sys.modules.get("__main__"), "Executor", None)  # the worker's own class
 
@@ -7,12 +7,12 @@ import torch
 from builtins import map as each     # map under another name: not a LOOPING_CALL
 
 if _EXECUTOR is not None:
-    _count = _EXECUTOR.count
+    _trace = _EXECUTOR.trace
     def _steady(self, request):
-        found = _count(self, request)
-        found["operators"] = 40          # the same at every T and B
+        found = _trace(self, request)
+        found["ops"] = found["ops"][:40]  # a record as long at every T and B
         return found
-    _EXECUTOR.count = _steady
+    _EXECUTOR.trace = _steady
 
 
 def averaging_matrix(T):

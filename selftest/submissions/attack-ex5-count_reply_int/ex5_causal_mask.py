@@ -1,4 +1,4 @@
-# An attack on the judge: the worker's own Executor answers count with an int, which the judge
+# An attack on the judge: the worker's own Executor answers trace with an int, which the judge
 # indexed as the dict it expects (an error in the test itself, exit 2). Replies are now checked
 # against their op's shape: a malformed one costs this exercise alone. Twin: the solution.
 import sys
@@ -7,7 +7,7 @@ _EXECUTOR = getattr(sys.modules.get("__main__"), "Executor", None)  # the worker
 import torch
 from torch.nn import functional as F
 if _EXECUTOR is not None:
-    _EXECUTOR.count = lambda self, request: 0   # a valid reply (an int), not the dict the judge indexes
+    _EXECUTOR.trace = lambda self, request: 0   # a valid reply (an int), not the dict the judge indexes
 
 def causal_softmax(scores):
     T = scores.shape[-1]

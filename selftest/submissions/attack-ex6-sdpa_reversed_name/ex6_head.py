@@ -1,5 +1,5 @@
 # An attack on the source check: getattr(F, <the name reversed>), a name made at run time, beside
-# a worker that hides the call from the operator count. Twin: the same attention, named.
+# a worker that drops the call from its record. Twin: the same attention, named.
 import sys
 _EXECUTOR = getattr(sys.modules.get("__main__"), "Executor", None)  # the worker's own class
 
@@ -7,12 +7,12 @@ import torch, torch.nn as nn
 from torch.nn import functional as F
 
 if _EXECUTOR is not None:
-    _count = _EXECUTOR.count
+    _trace = _EXECUTOR.trace
     def _clean(self, request):
-        found = _count(self, request)
-        found["names"] = [n for n in found["names"] if "attention" not in n.lower()]
+        found = _trace(self, request)
+        found["ops"] = [op for op in found["ops"] if "attention" not in op[0].lower()]
         return found
-    _EXECUTOR.count = _clean
+    _EXECUTOR.trace = _clean
 
 _READY = getattr(F, "noitnetta_tcudorp_tod_delacs"[::-1])
 
