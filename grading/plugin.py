@@ -73,6 +73,9 @@ class GradingPlugin:
         self.current = None  # the exercise whose tests are running
         self.started = time.monotonic()
         self.seconds = 0.0
+        # The judge's tensors are tiny (the reference, replays, comparisons): more threads only add
+        # waiting, and on a busy machine much of it.
+        torch.set_num_threads(1)
 
     # -- collection -------------------------------------------------------------------------------
     def pytest_collection_modifyitems(self, items):
@@ -299,8 +302,8 @@ class Probe:
 
 
 class Source:
-    """The learner's source of one exercise, read here in the judge: a second opinion on the
-    quality checks that a submission's own process could switch off."""
+    """The learner's source of one exercise, read here in the judge: only to point to the line
+    of a loop that a verified record has shown (grading.source_check)."""
 
     def __init__(self, folder, exercise):
         self.folder, self.exercise = folder, exercise
@@ -308,10 +311,6 @@ class Source:
     def loops(self, entry):
         """[(file, line, text)] of loops that can run once per position in what entry reaches."""
         return source_check.loops_in(self.folder, self.exercise, entry)
-
-    def attention(self):
-        """The ready-made attention named in the exercise's file and what it imports."""
-        return source_check.ready_made_attention(self.folder, self.exercise)
 
 
 class SubmissionRunner:

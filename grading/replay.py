@@ -145,38 +145,21 @@ def replay(record, inputs, params=None):
     results, work = [], [0]
 
     def value(ref, depth=0):
-        if depth > 8:
-            raise ReplayError("malformed", "a reference nested too deeply")
-        if isinstance(ref, (list, tuple)):
+        kind = type(ref)
+        if kind is list or kind is tuple:
+            if depth > 8:
+                raise ReplayError("malformed", "a reference nested too deeply")
             return [value(r, depth + 1) for r in ref]
-        if not isinstance(ref, dict):
-            if ref is None or isinstance(ref, (bool, int, float, str)):
+        if kind is not dict:
+            if ref is None or kind in (bool, int, float, str):
                 return ref  # a str: einsum's equation, a reduction's mode
-            raise ReplayError("malformed", f"an argument of type {type(ref).__name__}")
-        if len(ref) != 1:
-            raise ReplayError("malformed", "a reference with several keys")
-        (kind, x), = ref.items()
-        if kind == "in" and type(x) is int and 0 <= x < len(inputs):
-            return inputs[x]
-        if kind == "out" and isinstance(x, list) and len(x) == 2 \
-                and all(type(i) is int for i in x) and 0 <= x[0] < len(results):
-            produced = results[x[0]]
-            produced = produced if isinstance(produced, (list, tuple)) else [produced]
-            if 0 <= x[1] < len(produced) and isinstance(produced[x[1]], torch.Tensor):
-                return produced[x[1]]
-        if kind == "param" and isinstance(x, str) and x in params:
-            return params[x]
-        if kind == "const" and type(x) is torch.Tensor:
-            return x.clone()
-        if kind == "dtype" and x in _DTYPES:
-            return _DTYPES[x]
-        if kind == "device" and x == "cpu":
-            return torch.device("cpu")
-        if kind == "layout" and x in _LAYOUTS:
-            return _LAYOUTS[x]
-        if kind == "memory_format" and x in _FORMATS:
-            return _FORMATS[x]
-        raise ReplayError("malformed", f"a reference the judge cannot resolve: {kind}")
+            raise ReplayError("malformed", f"an argument of type {kind.__name__}")
+        if len(ref) == 1:
+            (kind, x), = ref.items()
+            found = _RESOLVERS.get(kind, _unresolved)(x, inputs, results, params)
+            if found is not None:
+                return found
+        raise ReplayError("malformed", "a reference the judge cannot resolve")
 
     for name, args, kwargs in record["ops"]:
         overload, op = resolve(name), operator_name(name)
@@ -196,6 +179,35 @@ def replay(record, inputs, params=None):
     if isinstance(output, dict) and "opaque" in output:
         raise ReplayError("malformed", "the call returned no tensor")
     return tuple(value(output)) if isinstance(output, list) else value(output)
+
+
+def _output(x, inputs, results, params):
+    if type(x) is list and len(x) == 2 and type(x[0]) is int and type(x[1]) is int \
+            and 0 <= x[0] < len(results):
+        produced = results[x[0]]
+        produced = produced if isinstance(produced, (list, tuple)) else [produced]
+        if 0 <= x[1] < len(produced) and isinstance(produced[x[1]], torch.Tensor):
+            return produced[x[1]]
+    return None
+
+
+def _unresolved(x, inputs, results, params):
+    return None
+
+
+# How each kind of reference is resolved, or None: {"in": i}, {"out": [k, j]}, {"param": path},
+# {"const": tensor}, and the non-tensor arguments torch's operators take.
+_RESOLVERS = {
+    "in": lambda x, inputs, results, params: inputs[x]
+    if type(x) is int and 0 <= x < len(inputs) else None,
+    "out": _output,
+    "param": lambda x, inputs, results, params: params.get(x) if type(x) is str else None,
+    "const": lambda x, inputs, results, params: x.clone() if type(x) is torch.Tensor else None,
+    "dtype": lambda x, *_: _DTYPES.get(x) if type(x) is str else None,
+    "device": lambda x, *_: torch.device("cpu") if x == "cpu" else None,
+    "layout": lambda x, *_: _LAYOUTS.get(x) if type(x) is str else None,
+    "memory_format": lambda x, *_: _FORMATS.get(x) if type(x) is str else None,
+}
 
 
 def _bound(op, overload, args, kwargs):

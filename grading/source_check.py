@@ -1,15 +1,13 @@
-"""The judge's second opinion on the quality checks, read from the learner's source text alone.
+"""Where a loop is, read from the learner's source text alone: a pointer, never a verdict.
 
-The run-time counts of loops and of PyTorch's ready-made attention happen in the learner's own
-process, which the learner controls; this module reads the submission's files in the judge instead,
-never importing or running them (nor torch). Best effort, and it never raises: a file that is
+Whether a call loops is verified from the replayed record of its operations (grading.replay);
+once a record has shown a loop, this module points the learner to the line that is likely to be
+it. It never costs a point, and it is never asked otherwise. It reads the submission's files in the
+judge, never importing or running them (nor torch). Best effort, and it never raises: a file that is
 missing, a symbolic link, not a regular file or not Python is skipped; only the folder's own files
-are read (not its subfolders'), at most LIMIT bytes of each (a larger file is a finding of both
-checks: what lies past LIMIT cannot be vouched for). A name made at run time, where no
-ready-made name is in sight (exec, eval, getattr(F, <computed>)), counts as ready-made attention.
-An answer is kept in the process while the files it read stay unchanged.
+are read (not its subfolders'), at most LIMIT bytes of each. An answer is kept in the process while
+the files it read stay unchanged.
 
-    ready_made_attention(folder, module) -> sorted names of ready-made attention found, [] if none
     loops_in(folder, module, entry) -> sorted [(file, line number, stripped line)]: the loops that
         can run once per position or sample, in the code that `entry` ("average_context",
         "Head.forward") reaches by static calls within the submission
@@ -20,15 +18,9 @@ import os
 import re
 import stat
 import tokenize
-import unicodedata
 
 LIMIT = 1 << 20  # bytes read of one file
 PACKAGE = "submission"  # grading/worker.SUBMISSION_PACKAGE: a submission can import itself by it
-READY_MADE = ("scaled_dot_product", "multi_head_attention", "multiheadattention", "flash_attention",
-              "efficient_attention", "cudnn_attention", "_native_multi_head", "transformerencoder",
-              "transformer_encoder", "nn.transformer", "flex_attention")
-TRANSFORMERS = {"Transformer", "TransformerDecoder", "TransformerDecoderLayer"}  # nn's classes
-RUN = re.compile(r"\w+(?:\.\w+)*")  # a name, or a dotted name (inside a string)
 # Calls that loop in Python over the arguments the slice picks; and every itertools function
 LOOPING_CALLS = {"map": slice(1, None), "filter": slice(1, 2), "functools.reduce": slice(1, 2)}
 WRAPPERS = {"zip", "enumerate", "reversed", "sorted", "list", "tuple", "set", "iter"}
@@ -39,11 +31,6 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 CALLED = {"class": ["__init__"], "instance": ["forward", "__call__"]}
 EMPTY = ([], None, [])  # (lines, tree, nodes) of a file that cannot be read or parsed
 _ANSWERS = {}  # (folder, module, entry or None) -> ({path: stamp} of the files read, answer)
-
-
-def ready_made_attention(folder, module):
-    """The ready-made attention named in `module` and in every submission file it imports."""
-    return _answer(folder, module, None)
 
 
 def loops_in(folder, module, entry):
@@ -60,13 +47,7 @@ def _answer(folder, module, entry):
         key = (submission.root, module, entry)
         if key in _ANSWERS and all(_stamp(p) == s for p, s in _ANSWERS[key][0].items()):
             return list(_ANSWERS[key][1])
-        if entry is None:
-            for rel in submission.imported_files(module):
-                found |= _ready_made_in(submission.load(rel)[2])
-        else:
-            submission.walk(module, entry, found)
-        unread = f"more than {LIMIT >> 20} MiB, read in part"
-        found |= {unread if entry is None else (rel, 0, unread) for rel in submission.oversized}
+        submission.walk(module, entry, found)
         if len(_ANSWERS) > 10_000:  # a long batch must not grow without end
             _ANSWERS.clear()
         _ANSWERS[key] = submission.stamps, sorted(found)
@@ -108,65 +89,6 @@ def _read(path):
         except Exception:  # a syntax error, null bytes, nesting too deep for the parser
             pass
     return None
-
-
-def _ready_made_in(nodes):
-    """The names of ready-made attention among a file's names and strings, as the parser sees
-    them (escapes decoded, "a" "b" joined, and "a" + "b" here), but not in comments nor in
-    docstrings: a learner writes "unlike F.scaled_dot_product_attention" in those."""
-    words, found, joined, inner = set(), set(), {}, set()
-    docstrings = {id(n.body[0].value) for n in nodes if isinstance(
-        n, (ast.Module, ast.ClassDef, *FUNCTIONS)) and ast.get_docstring(n, False) is not None}
-    for node in reversed(nodes):  # children first
-        if id(node) in docstrings:
-            continue
-        for _, value in ast.iter_fields(node):  # identifiers and constants: all the str fields
-            for v in value if isinstance(value, list) else [value]:
-                if isinstance(v, (str, bytes)):
-                    words.add(v if isinstance(v, str) else v.decode("latin-1"))
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            joined[id(node)] = node.value
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = joined.get(id(node.left)), joined.get(id(node.right))
-            if left is not None and right is not None and len(left) + len(right) < 200:
-                joined[id(node)] = left + right  # (bounded: no quadratic joining)
-                inner.update((id(node.left), id(node.right)))
-        # nn.Transformer and its decoder: as an attribute, an import, or a string for getattr
-        name = (node.attr if isinstance(node, ast.Attribute) else
-                node.name if isinstance(node, ast.alias) else joined.get(id(node), ""))
-        if name.split(".")[-1] in TRANSFORMERS and RUN.fullmatch(name):
-            found.add(name)
-    words.update(v for i, v in joined.items() if i not in inner)  # "a" + "b": whole
-    fold = lambda text: unicodedata.normalize("NFKC", text).casefold()  # as Python reads names
-    if any(s in fold("\n".join(words)) for s in (*READY_MADE, "sdpa")):  # one glance, mostly
-        for run in {run for w in words for run in RUN.findall(w)}:
-            if any(s in fold(run) for s in READY_MADE) or "sdpa" in fold(run).split("."):
-                found.add(run)
-    return found or _names_made_at_run_time(nodes)
-
-
-def _names_made_at_run_time(nodes):
-    """What hides a name from this reading: exec, eval or compile of a text, and getattr of torch
-    (or of a name imported from it) with a name computed at run time. No answer of the lesson's
-    needs either; a submission that does can't be vouched for, so it counts as found."""
-    from_torch = {a.asname or a.name.split(".")[0] for n in nodes if isinstance(n, ast.Import)
-                  for a in n.names if a.name.split(".")[0] == "torch"}
-    from_torch |= {a.asname or a.name for n in nodes if isinstance(n, ast.ImportFrom)
-                   and (n.module or "").split(".")[0] == "torch" for a in n.names}
-    found = set()
-    for node in nodes:
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-            continue
-        if node.func.id in ("exec", "eval", "compile"):
-            found.add(f"{node.func.id}(…)")
-        elif node.func.id == "getattr" and len(node.args) >= 2 \
-                and not isinstance(node.args[1], ast.Constant):
-            root = node.args[0]
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            if isinstance(root, ast.Name) and root.id in from_torch:
-                found.add(f"getattr({root.id}, <a name computed at run time>)")
-    return found
 
 
 def _imported(node):
@@ -212,22 +134,6 @@ class _Submission:
         rel = f"{name}.py" if name else "__init__.py"
         known = name == "" or isinstance(name, str) and name.isidentifier()
         return rel if known and self.load(rel) is not EMPTY else None
-
-    def imported_files(self, module):
-        """The package's __init__.py (it runs first), the module, and what they import, in turn."""
-        todo, seen = ["", module], []
-        while todo:
-            rel = self.module_rel(todo.pop())
-            if rel is None or rel in seen:
-                continue
-            seen.append(rel)
-            for node in self.load(rel)[2]:
-                if isinstance(node, ast.ImportFrom):
-                    name = _imported(node)  # from . import ex5: ex5 is a module too
-                    todo += [name] + ([a.name for a in node.names] if name == "" else [])
-                elif isinstance(node, ast.Import):
-                    todo += [_imported(a.name) for a in node.names]
-        return seen
 
     def bindings(self, rel):
         """{name: a symbol, an expression, (from-import, name) or None} of the last top-level

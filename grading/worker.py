@@ -234,7 +234,7 @@ def zygote_main(root, control_fds):
     from grading import protocol, sandbox  # noqa: F401
     torch.backends.cpu.get_cpu_capability()  # reads /proc/cpuinfo now: workers may not
     sandbox.become_subreaper()
-    import grading.demo  # noqa: F401  (the demo's training runs in a worker)
+    import grading.demo_training  # noqa: F401  (the demo's training runs in a worker)
     _warm_up()
     # Everything the workers need is imported: the repository leaves the path, so that a submission
     # imports neither the repository's exercises/ nor solutions/ by an absolute import.
@@ -387,8 +387,8 @@ def _serve_requests(sock, module, package_dir, output):
             return True
         try:
             if request["op"] == "demo":  # not grading: the demo trains the learner's head here
-                import grading.demo
-                result = grading.demo.run(module, request["seed"])
+                import grading.demo_training
+                result = grading.demo_training.run(module, request["seed"])
             else:
                 result = executor.run(request)
             reply = {"ok": True, "result": protocol.to_wire(result)}
@@ -414,7 +414,7 @@ def portable_main(address, root, tripwire):
     import torch
     import torch.utils._python_dispatch  # noqa: F401
     from grading import protocol
-    import grading.demo  # noqa: F401  (the demo's training runs in a worker)
+    import grading.demo_training  # noqa: F401  (the demo's training runs in a worker)
     _warm_up()
     torch.set_num_threads(1)
     sys.path.remove(root)  # as in the zygote: a submission cannot import exercises/ or solutions/

@@ -547,9 +547,11 @@ SHARED_TWINS = {
                      "attack-ex5-forged_internal", "attack-ex5-sdpa_weights"], "twin-ex5-right"),
     **dict.fromkeys(["attack-ex6-scenario_swap", "attack-ex6-jacobian_patch",
                      "attack-ex6-randint_patch"], "twin-ex6-no_mask"),
-    **dict.fromkeys(["attack-ex6-loop_if_no_mode", "attack-ex6-loop_disable_torch_function",
+    **dict.fromkeys(["attack-ex6-loop_disable_torch_function",
                      "attack-ex6-loop_class_alias", "attack-ex6-loop_getattr_recursion"],
                     "twin-ex6-loop"),
+    # Vectorised whenever a dispatch mode is active: the record it shows is the honest by-hand head
+    "attack-ex6-loop_if_no_mode": "twin-ex6-by_hand",
     **dict.fromkeys(["attack-ex6-sdpa_aten_default", "attack-ex6-sdpa_disable_torch_function",
                      "attack-ex6-sdpa_math", "attack-ex6-sdpa_obfuscated"], "twin-ex6-by_hand"),
 }

@@ -1,6 +1,6 @@
-"""The judge's second opinion, from the source text (grading/source_check.py): loops that can run
-once per position or sample in the code average_context and Head.forward reach, and PyTorch's
-ready-made attention named anywhere in the files an exercise imports. Learner files are written
+"""The pointer to a loop's line, from the source text (grading/source_check.py): loops that can
+run once per position or sample in the code average_context and Head.forward reach. It is shown
+only once a verified record has shown a loop, and never costs a point. Learner files are written
 into a copy of the solutions, so that the other exercises are right."""
 import os
 import shutil
@@ -10,10 +10,9 @@ import pytest
 
 from fixtures import MISTAKES, SOLUTIONS, fixture_dirs, materialise_files, materialise_mistake
 from grading import source_check
-from grading.source_check import LIMIT, loops_in, ready_made_attention
+from grading.source_check import LIMIT, loops_in
 
 ENTRIES = {"ex2_averaging": "average_context", "ex6_head": "Head.forward"}
-ATTENTION = ("ex4_scaling", "ex5_causal_mask", "ex6_head")
 HEAD = '''\
 import torch
 import torch.nn as nn
@@ -70,8 +69,6 @@ def loops(folder, module):
 def test_solutions_and_stubs_have_neither(folder):
     for module in ENTRIES:
         assert loops(folder, module) == []
-    for module in sorted(p.stem for p in SOLUTIONS.glob("ex*.py")):
-        assert ready_made_attention(folder, module) == []
 
 
 @pytest.mark.parametrize("fixture", fixture_dirs("fair"), ids=lambda p: p.name)
@@ -79,12 +76,10 @@ def test_fair_submissions_have_neither(tmp_path, fixture):
     materialise_files(fixture, tmp_path / "fair")
     for module in ENTRIES:
         assert loops(tmp_path / "fair", module) == []
-    for module in ATTENTION:
-        assert ready_made_attention(tmp_path / "fair", module) == []
 
 
 def test_the_catalogued_mistakes(tmp_path):
-    """The loop mistakes have their loop found, the shortcut ones their attention; no other."""
+    """The loop mistakes have their loop found; no other."""
     for i, mistake in enumerate(MISTAKES):
         folder = tmp_path / str(i)
         materialise_mistake(mistake, folder)
@@ -92,9 +87,6 @@ def test_the_catalogued_mistakes(tmp_path):
         expected = {m: where(folder, m, mistake.new.split("\n")[0]) if m == mistake.exercise and
                     mistake.name == "loop" else [] for m in ENTRIES}
         assert found == expected, mistake.name
-        named = {m: ready_made_attention(folder, m) for m in ATTENTION}
-        assert named == {m: ["scaled_dot_product_attention"] if m == mistake.exercise and
-                         mistake.name == "shortcut" else [] for m in ATTENTION}, mistake.name
 
 
 # -- loops that can depend on the input -----------------------------------------------------------
@@ -473,133 +465,19 @@ def test_loops_outside_what_the_entry_reaches_are_not_reported(tmp_path):
     assert loops(folder, "ex2_averaging") == []
 
 
-# -- ready-made attention -------------------------------------------------------------------------
-
-SPELLINGS = {  # a line in attention_scores of ex4 → the names reported
-    "F.scaled_dot_product_attention(q, k, k)": ["scaled_dot_product_attention"],
-    "nn.MultiheadAttention(4, 1)": ["MultiheadAttention"],
-    "torch.ops.aten._scaled_dot_product_attention_math(q, k, k)":
-        ["_scaled_dot_product_attention_math"],
-    'getattr(F, "scaled_dot_product_attention")(q, k, k)': ["scaled_dot_product_attention"],
-    'getattr(F, "scaled_dot_" "product_attention")(q, k, k)': ["scaled_dot_product_attention"],
-    'getattr(F, "scaled_dot_" + "product_" + "attention")(q, k, k)':
-        ["scaled_dot_product_attention"],
-    r'getattr(F, "scaled\x5fdot_product_attention")(q, k, k)': ["scaled_dot_product_attention"],
-    "F.ｓｃａｌｅｄ_dot_product_attention(q, k, k)":  # Python reads full-width letters as ASCII
-        ["scaled_dot_product_attention"],
-    "F.multi_head_attention_forward": ["multi_head_attention_forward"],
-    "torch.ops.aten._flash_attention_forward": ["_flash_attention_forward"],
-    "torch.ops.aten._efficient_attention_forward": ["_efficient_attention_forward"],
-    "torch.ops.aten._cudnn_attention_forward": ["_cudnn_attention_forward"],
-    "torch._native_multi_head_attention": ["_native_multi_head_attention"],
-    "nn.TransformerEncoderLayer(4, 1)": ["TransformerEncoderLayer"],
-    "torch._transformer_encoder_layer_fwd": ["_transformer_encoder_layer_fwd"],
-    "nn.Transformer(4, 1)": ["Transformer"],
-    "nn.TransformerDecoderLayer(4, 1)": ["TransformerDecoderLayer"],
-    'getattr(nn, "Transformer")': ["Transformer"],
-    'getattr(torch, "nn.Transformer".split(".")[1])': ["nn.Transformer"],
-    "sdpa = None": ["sdpa"],
-    'attn_implementation = "sdpa"': ["sdpa"],
-    "from torch.nn.functional import scaled_dot_product_attention as attn":
-        ["scaled_dot_product_attention"],
-    "from torch.nn import Transformer": ["Transformer"],
-    "from torch.nn.attention.flex_attention import flex_attention":
-        ["flex_attention", "torch.nn.attention.flex_attention"],
-    # names this reading cannot see, made at run time (attack-ex6-sdpa_reversed_name and kin)
-    'getattr(F, "noitnetta_tcudorp_tod_delacs"[::-1])(q, k, k)':
-        ["getattr(F, <a name computed at run time>)"],
-    'getattr(F, f"scaled_dot_{middle}_attention")(q, k, k)':
-        ["getattr(F, <a name computed at run time>)"],
-    'exec(bytes.fromhex("7072696e74").decode())': ["exec(…)"],
-}
-
-
-@pytest.mark.parametrize("line", sorted(SPELLINGS))
-def test_each_spelling_of_ready_made_attention(tmp_path, line):
-    folder = submission(tmp_path, ex4_scaling=f'''\
-        import torch
-        import torch.nn as nn
-        import torch.nn.functional as F
-
-        def attention_scores(q, k):
-            {line}
-            return q @ k.mT * q.shape[-1] ** -0.5
-        ''')
-    assert ready_made_attention(folder, "ex4_scaling") == SPELLINGS[line]
-
-
-def test_ready_made_attention_through_imported_files(tmp_path):
-    folder = submission(tmp_path, ex5_causal_mask='''\
-        import torch.nn.functional as F
-        from .ex5_helpers import attend
-
-        def causal_softmax(scores):
-            return F.softmax(scores, dim=-1)
-        ''', ex5_helpers='''\
-        import torch.nn as nn
-        mha = nn.MultiheadAttention
-        ''', ex6_head=head('''\
-        from . import ex5_causal_mask
-        return ex5_causal_mask.causal_softmax(weights) @ v
-        '''))
-    assert ready_made_attention(folder, "ex5_causal_mask") == ["MultiheadAttention"]
-    assert ready_made_attention(folder, "ex6_head") == ["MultiheadAttention"]
-    assert ready_made_attention(folder, "ex4_scaling") == []  # it imports neither
-
-
-def test_ready_made_attention_in_a_comment_does_not_count(tmp_path):
-    folder = submission(tmp_path, ex6_head=head('''\
-        # like F.scaled_dot_product_attention(q, k, v, is_causal=True), or nn.Transformer, but mine
-        return weights @ v  # not sdpa
-        '''))
-    assert ready_made_attention(folder, "ex6_head") == []
-
-
-def test_docstrings_do_not_count_other_strings_do(tmp_path):
-    """A learner writes "unlike F.scaled_dot_product_attention, built by hand" in a docstring:
-    the module's, a class's or a function's. A string anywhere else still counts."""
-    folder = submission(tmp_path, ex6_head='''\
-        """Exercise 6, built by hand: not F.scaled_dot_product_attention, nor nn.Transformer."""
-        import torch.nn as nn
-
-
-        class Head(nn.Module):
-            "Unlike nn.MultiheadAttention, " "one head, step by step."
-
-            def forward(self, x):
-                """Not sdpa: q @ kᵀ, scaled, masked, softmax, @ v."""
-                return x
-        ''')
-    assert ready_made_attention(folder, "ex6_head") == []
-    with open(folder / "ex6_head.py", "a", encoding="utf-8") as file:
-        file.write('\ndef later():\n    x = 1\n    "flash_attention is not a docstring here"\n')
-    assert ready_made_attention(folder, "ex6_head") == ["flash_attention"]
-
-
-def test_words_that_only_look_alike_do_not_count(tmp_path):
-    folder = submission(tmp_path, ex6_head=head('''\
-        sdpa_kernel = transformer = "scaled dot-product attention, as in the Transformer paper"
-        return weights @ v
-        '''))
-    assert ready_made_attention(folder, "ex6_head") == []
-
-
 # -- learner files that are not what they seem ----------------------------------------------------
 
 LOOPED = "def average_context(x):\n    return [x for _ in range(x.shape[1])]\n"
-NAMED = "import torch.nn.functional as F\nattention_scores = F.scaled_dot_product_attention\n"
 
 
 def test_missing_files_and_folders(tmp_path):
     assert loops_in(tmp_path / "nowhere", "ex2_averaging", "average_context") == []
-    assert ready_made_attention(tmp_path / "nowhere", "ex4_scaling") == []
     folder = submission(tmp_path)
     (folder / "ex2_averaging.py").unlink()
     assert loops(folder, "ex2_averaging") == []
     assert loops_in(folder, "ex6_head", "Head.backward") == []
     assert loops_in(folder, "ex6_head", "Nothing.forward") == []
     assert loops_in(folder, "../solutions/ex2_averaging", "average_context") == []
-    assert ready_made_attention(folder, "../ex4_scaling") == []
 
 
 @pytest.mark.parametrize("content", [
@@ -613,16 +491,14 @@ def test_missing_files_and_folders(tmp_path):
 def test_unparsable_files_give_nothing(tmp_path, content):
     folder = submission(tmp_path)
     (folder / "ex2_averaging.py").write_bytes(content)
-    (folder / "ex4_scaling.py").write_bytes(content)
     assert loops(folder, "ex2_averaging") == []
-    assert ready_made_attention(folder, "ex4_scaling") == []
 
 
 def test_symbolic_links_are_not_followed(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "ex2_averaging.py").write_text(LOOPED)
-    (outside / "ex5_causal_mask.py").write_text(NAMED)
+    (outside / "ex5_causal_mask.py").write_text(LOOPED)
     folder = submission(tmp_path, ex6_head=head('''\
         from .ex5_causal_mask import causal_softmax
         from .linked.ex5_causal_mask import causal_softmax
@@ -633,7 +509,6 @@ def test_symbolic_links_are_not_followed(tmp_path):
         (folder / name).symlink_to(outside / name)
     (folder / "linked").symlink_to(outside, target_is_directory=True)
     assert loops(folder, "ex2_averaging") == []
-    assert ready_made_attention(folder, "ex6_head") == []
     assert loops(folder, "ex6_head") == []
     assert loops(outside, "ex2_averaging") != []  # the same files, read where they are
 
@@ -646,27 +521,22 @@ def test_a_named_pipe_does_not_hang(tmp_path):
 
 
 def test_imports_that_leave_the_folder_are_not_followed(tmp_path):
-    (tmp_path / "ex5_causal_mask.py").write_text(NAMED)
+    (tmp_path / "ex6_helpers.py").write_text("def mix(w, v):\n    return [r @ v for r in w]\n")
     folder = submission(tmp_path, ex6_head=head('''\
-        from ..ex5_causal_mask import causal_softmax
-        import ex5_causal_mask
-        return weights @ v
+        from ..ex6_helpers import mix
+        import ex6_helpers
+        return mix(weights, v) + ex6_helpers.mix(weights, v)
         '''))
-    assert ready_made_attention(folder, "ex6_head") == []
+    assert loops(folder, "ex6_head") == []
 
 
-def test_a_huge_file_is_read_in_part_and_not_vouched_for(tmp_path):
-    """What lies past LIMIT is not read (attack-ex6-loop_after_1mb hid its loop there): the
-    part read is checked, and the file counts as a finding of both checks."""
+def test_a_huge_file_is_read_in_part(tmp_path):
+    """What lies past LIMIT is not read: the part read is pointed to."""
     folder = submission(tmp_path)
     padding = "# padding\n" * (2 * LIMIT // 10)
-    for module, text in (("ex2_averaging", LOOPED), ("ex4_scaling", NAMED), ("ex5_causal_mask", "")):
-        (folder / f"{module}.py").write_text(text + '"""' + padding + '"""\n')
-    unread = "more than 1 MiB, read in part"
-    assert loops(folder, "ex2_averaging") == [("ex2_averaging.py", 0, unread), (
-        "ex2_averaging.py", 2, "return [x for _ in range(x.shape[1])]")]
-    assert ready_made_attention(folder, "ex4_scaling") == [unread, "scaled_dot_product_attention"]
-    assert ready_made_attention(folder, "ex5_causal_mask") == [unread]
+    (folder / "ex2_averaging.py").write_text(LOOPED + '"""' + padding + '"""\n')
+    assert loops(folder, "ex2_averaging") == [
+        ("ex2_averaging.py", 2, "return [x for _ in range(x.shape[1])]")]
 
 
 def test_answers_are_kept_while_the_files_read_are_unchanged(tmp_path, monkeypatch):
@@ -687,8 +557,6 @@ def test_answers_are_kept_while_the_files_read_are_unchanged(tmp_path, monkeypat
                                           "return [r @ v for r in w.unbind(1)]")]
     helpers.write_text("def mix(w, v):\n    return w @ v\n")
     assert loops(folder, "ex6_head") == []
-    before = len(reads)
-    assert ready_made_attention(folder, "ex6_head") == [] and len(reads) > before  # not the same
 
 
 def test_cycles_in_the_learner_code_end(tmp_path):
@@ -717,4 +585,3 @@ def test_cycles_in_the_learner_code_end(tmp_path):
         ''', ex5_causal_mask="from .ex6_head import Head\nfrom .ex5_causal_mask import *\n")
     assert loops(folder, "ex6_head") == []
     assert loops_in(folder, "ex6_head", "Twisted.forward") == []
-    assert ready_made_attention(folder, "ex6_head") == []

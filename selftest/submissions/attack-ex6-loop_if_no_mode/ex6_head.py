@@ -9,12 +9,13 @@ torch.utils._python_dispatch._get_current_dispatch_mode), or a Python tracer or 
 asks; otherwise it loops over positions in Python, as its twin always does. A grader that counts
 calls with such a mode in the submission's process sees vectorised code.
 
-Detecting that it is being graded and behaving differently is the one cheat no grader can fully rule
-out; a grader can still count the operators of a call without anything the submission can see from
-Python (or look at it with `grader.py demo`).
+Detecting that it is being graded and behaving differently is the one cheat no grader can rule
+out. What the judge verifies is what it gets: a record that is a right, vectorised, hand-built
+head, replayed on inputs the worker never saw, and every graded call agreeing with it. That is the
+lesson's goal, written out in the watched branch.
 
-Honest points: ex6 23/25 — everything but "no Python loop over positions" (2); the same as its twin,
-twin-ex6-loop. Every other exercise: full marks.
+Honest points: ex6 25/25, the points of its watched branch alone: twin-ex6-by_hand. Every other
+exercise: full marks.
 """
 import sys
 
