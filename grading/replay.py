@@ -65,7 +65,7 @@ _FORMATS = {str(f).removeprefix("torch."): f for f in (
 
 
 class ReplayError(Exception):
-    """The record cannot be verified. `kind`: "outside"
+    """The record cannot be verified. `kind`: "random" (it draws random numbers), "outside"
     (values read out of tensors into Python), "operation" (an operation not replayed here),
     "size" (too long or too large), "malformed"; `name` the operation, where one is to blame."""
 
@@ -97,6 +97,15 @@ def resolve(name):
     if not allowed(op, overload):
         raise ReplayError("operation", f"{op} is not replayed", op)
     return overload
+
+
+def _known(name):
+    """The aten overload a name gives, whether replayed or not; None if there is none."""
+    op = operator_name(name)
+    try:
+        return getattr(getattr(torch.ops.aten, op), name.split(".")[2]) if op else None
+    except (AttributeError, RuntimeError):
+        return None
 
 
 def allowed(op, overload):
@@ -133,6 +142,12 @@ def check(record):
         if not (isinstance(op, list) and len(op) == 3 and isinstance(op[0], str)
                 and isinstance(op[1], list) and isinstance(op[2], dict)):
             raise ReplayError("malformed", "an entry of the record is not [name, args, kwargs]")
+    for op in record["ops"]:  # randomness first: it explains the rest (dropout's empty_like)
+        overload = _known(op[0])
+        if overload is not None and torch.Tag.nondeterministic_seeded in overload.tags:
+            raise ReplayError("random", f"{operator_name(op[0])} draws random numbers",
+                              operator_name(op[0]))
+    for op in record["ops"]:
         resolve(op[0])
 
 

@@ -257,6 +257,8 @@ def shown_work(function, make_args, sizes=LOOP_SIZES, params=None):
 def unverified(error, what):
     """What the learner reads when the record of `what` cannot be verified (a ReplayError)."""
     name = error.name
+    if error.kind == "random":
+        return not_repeatable_text(what)
     if error.kind == "outside":
         return Bi(f"{what} 把张量里的数取到了 Python 里（{name}：.item()、.tolist()、float(…) 之类）。评分器只能验证"
                   "在张量上做的 torch 运算：请让每一步都留在 torch 里",
@@ -455,13 +457,17 @@ def expect_repeatable(first, again, what):
 
 
 def not_repeatable(what):
-    fail(f"同一个输入调用两次 {what}，输出却不一样：里面有随机的东西（例如没有写 training=self.training 的 "
-         "F.dropout，或者 torch.rand）。评分时模块处于 eval() 模式，nn.Dropout 会自己关掉；F.dropout 要写 "
-         "training=self.training",
-         f"{what} gave two different outputs for the same input: something random runs in it "
-         "(F.dropout without training=self.training, or torch.rand, say). Grading puts the "
-         "module in eval() mode, where nn.Dropout switches itself off; F.dropout needs "
-         "training=self.training")
+    raise CheckFailed(not_repeatable_text(what))
+
+
+def not_repeatable_text(what):
+    return Bi(f"同一个输入调用两次 {what}，输出却不一样：里面有随机的东西（例如没有写 training=self.training 的 "
+              "F.dropout，或者 torch.rand）。评分时模块处于 eval() 模式，nn.Dropout 会自己关掉；F.dropout 要写 "
+              "training=self.training",
+              f"{what} gave two different outputs for the same input: something random runs in "
+              "it (F.dropout without training=self.training, or torch.rand, say). Grading puts "
+              "the module in eval() mode, where nn.Dropout switches itself off; F.dropout needs "
+              "training=self.training")
 
 
 def expect_row_gradients(result, what):

@@ -1,0 +1,168 @@
+"""The judge's replay of a worker's record (grading/replay.py): a record made by honest code replays
+to its values on new inputs; a forged one is refused before it can read a file, draw a random
+number, allocate beyond its bounds or touch the judge's own tensors."""
+import types
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from grading import protocol, replay
+from grading.worker import Executor
+
+
+class Head(nn.Module):
+    def __init__(self, n_embd, head_size, block_size):
+        super().__init__()
+        self.W_query = nn.Linear(n_embd, head_size, bias=False)
+        self.query = self.W_query  # the same layer under two names, as Raschka-style code has
+        self.key = nn.Linear(n_embd, head_size, bias=False)
+        self.value = nn.Linear(n_embd, head_size, bias=False)
+        self.register_buffer("tril", torch.tril(torch.ones(block_size, block_size)))
+
+    def forward(self, x):
+        T = x.shape[1]
+        q, k, v = self.query(x), self.key(x), self.value(x)
+        weights = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
+        weights = weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))
+        return F.softmax(weights, dim=-1) @ v
+
+
+def softmax_in_place(scores):
+    T = scores.shape[-1]
+    scores.masked_fill_(torch.ones(T, T).triu(1).bool(), float("-inf"))
+    return scores.softmax(-1)
+
+
+PARAMS = ["query.weight", "key.weight", "value.weight"]
+
+
+def traced(call_args, module=None, **target):
+    """The record of one call, through the wire as a worker's would come."""
+    executor = Executor(module or types.SimpleNamespace(Head=Head, f=softmax_in_place))
+    request = {"op": "trace", "target": target, "args": call_args, "params": PARAMS}
+    return executor, protocol.from_wire(protocol.to_wire(executor.run(request)))
+
+
+def head_record(T=5):
+    executor = Executor(types.SimpleNamespace(Head=Head))
+    handle = executor.run({"op": "call", "target": {"name": "Head"}, "args": [12, 8, 16]})
+    head = executor.objects[handle.number].eval()
+    record = protocol.from_wire(protocol.to_wire(executor.run(
+        {"op": "trace", "target": {"handle": handle.number}, "args": [torch.randn(2, T, 12)],
+         "params": PARAMS})))
+    weights = {p: head.get_submodule(p.split(".")[0]).weight.detach() for p in PARAMS}
+    return head, record, weights
+
+
+def forged(*ops, output=None):
+    return {"ops": [list(op) for op in ops], "output": output or {"out": [len(ops) - 1, 0]},
+            "truncated": False}
+
+
+def test_a_head_replays_to_its_values_on_new_inputs():
+    head, record, weights = head_record()
+    assert {"param": "query.weight"} in [a for op in record["ops"] for a in op[1]]
+    x = torch.randn(2, 5, 12)
+    with torch.no_grad():
+        assert replay.same(replay.replay(record, [x], weights), head(x))
+    other = {**weights, "key.weight": torch.randn(8, 12)}  # the record uses the judge's weights
+    assert not replay.same(replay.replay(record, [x], other), head(x))
+    assert replay.attention_used(record) == []
+
+
+def test_the_record_grows_with_a_loop_and_not_without():
+    def looped(x):
+        return torch.stack([x[:, :t + 1].mean(1) for t in range(x.shape[1])], dim=1)
+
+    module = types.SimpleNamespace(f=looped, g=lambda x: x.cumsum(1) / torch.arange(
+        1, x.shape[1] + 1).view(1, -1, 1))
+    lengths = {name: [replay.length(traced([torch.randn(2, T, 3)], module, name=name)[1])
+                      for T in (4, 8)] for name in ("f", "g")}
+    assert lengths["f"][0] < lengths["f"][1] and lengths["g"][0] == lengths["g"][1]
+
+
+def test_an_in_place_operation_changes_nothing_of_the_judges():
+    _, record = traced([torch.randn(2, 4, 4)], name="f")
+    scores = torch.randn(2, 4, 4)
+    kept = scores.clone()
+    out = replay.replay(record, [scores])
+    assert torch.equal(scores, kept) and replay.same(out, softmax_in_place(kept.clone()))
+
+
+def test_ready_made_attention_is_named_by_its_operator():
+    module = types.SimpleNamespace(f=lambda q: F.scaled_dot_product_attention(q, q, q,
+                                                                              is_causal=True))
+    _, record = traced([torch.randn(2, 4, 8)], module, name="f")
+    assert replay.attention_used(record)
+    q = torch.randn(2, 4, 8)
+    assert replay.same(replay.replay(record, [q]), module.f(q))  # replayed, only named
+
+
+@pytest.mark.parametrize("name, kind", [
+    ("aten.from_file.default", "operation"),  # reads a file
+    ("aten.normal.Tensor_float", "random"),
+    ("aten.empty.memory_format", "operation"),  # uninitialised memory: the judge's old values
+    ("aten._local_scalar_dense.default", "outside"),  # .item()
+    ("mylib.attention.default", "operation"),  # not torch's own
+    ("aten.no_such_operator.default", "operation"),
+    ("os.system", "operation"),
+])
+def test_operations_the_judge_does_not_run(name, kind):
+    with pytest.raises(replay.ReplayError) as refused:
+        replay.replay(forged((name, [{"in": 0}], {})), [torch.ones(2)])
+    assert refused.value.kind == kind
+
+
+@pytest.mark.parametrize("op", [
+    ("aten.ones.default", [[3000, 3000]], {}),  # 9 M entries, 36 MB: beyond MAX_ELEMENTS
+    ("aten.expand.default", [{"in": 0}, [3000, 3000]], {}),
+    ("aten.repeat.default", [{"in": 0}, [3000, 1500]], {}),
+    ("aten.arange.default", [10 ** 8], {}),
+    ("aten.mul.Tensor", [{"in": 1}, {"in": 2}], {}),  # (3000, 1) * (1, 3000): broadcast
+    ("aten.mm.default", [{"in": 1}, {"in": 2}], {}),  # (3000, 1) @ (1, 3000)
+])
+def test_sizes_are_bounded_before_an_operation_runs(op, monkeypatch):
+    ran, real = [], replay.resolve
+
+    class Spy:  # the operator, noting each time it runs
+        def __init__(self, name):
+            self.overload = real(name)
+            self.tags = self.overload.tags
+
+        def __call__(self, *args, **kwargs):
+            ran.append(args)
+            return self.overload(*args, **kwargs)
+
+    monkeypatch.setattr(replay, "resolve", Spy)
+    with pytest.raises(replay.ReplayError) as refused:
+        replay.replay(forged(op), [torch.ones(2), torch.ones(3000, 1), torch.ones(1, 3000)])
+    assert refused.value.kind == "size" and ran == []
+
+
+@pytest.mark.parametrize("record", [
+    None, 0, [], {"ops": "x"}, {"ops": [["aten.mul.Tensor"]], "output": None, "truncated": False},
+    forged(("aten.mul.Tensor", [{"out": [5, 0]}, 2], {})),  # a result not made yet
+    forged(("aten.mul.Tensor", [{"in": 3}, 2], {})),  # an input that is not there
+    forged(("aten.mul.Tensor", [{"param": "query.weight"}, 2], {})),  # a weight not given
+    forged(("aten.mul.Tensor", [{"in": 0, "out": [0, 0]}, 2], {})),
+    forged(("aten.mul.Tensor", [{"const": "not a tensor"}, 2], {})),
+    forged(("aten.mul.Tensor", [{"in": 0}, 2], {}), output={"opaque": "list"}),
+    forged(("aten.mul.Tensor", [{"in": 0}, [[[[[[[[[[[1]]]]]]]]]]]], {})),
+    {"ops": [["aten.mul.Tensor", [{"in": 0}, 2], {}]] * (replay.MAX_OPS + 1),
+     "output": {"out": [0, 0]}, "truncated": False},
+    {"ops": [], "output": {"in": 0}, "truncated": True},
+])
+def test_malformed_records_are_refused(record):
+    with pytest.raises(replay.ReplayError):
+        replay.replay(record, [torch.ones(2)])
+
+
+def test_a_constant_stands_for_itself_and_cannot_follow_new_inputs():
+    """What was made outside torch's operators comes as a constant: replayed on new inputs, it
+    keeps the values of the call it was recorded in, so the replay shows it."""
+    module = types.SimpleNamespace(f=lambda x: torch.from_numpy(x.numpy() * 2))
+    _, record = traced([torch.ones(3)], module, name="f")
+    assert {"const": torch.full((3,), 2.0)}.keys() <= record["ops"][-1][1][0].keys()
+    assert not replay.same(replay.replay(record, [torch.full((3,), 5.0)]), torch.full((3,), 10.0))
