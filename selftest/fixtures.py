@@ -600,6 +600,9 @@ def materialise_together(mistakes, folders, target):
         for file in folder.iterdir():
             if file.is_file():
                 shutil.copy(file, Path(target) / file.name)
+            elif file.is_dir():  # a sub-package of the submission (attack-ex6-loop_subpackage)
+                shutil.copytree(file, Path(target) / file.name, dirs_exist_ok=True,
+                                ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def edits(mistake):
