@@ -552,6 +552,13 @@ SHARED_TWINS = {
                     "twin-ex6-loop"),
     **dict.fromkeys(["attack-ex6-sdpa_aten_default", "attack-ex6-sdpa_disable_torch_function",
                      "attack-ex6-sdpa_math", "attack-ex6-sdpa_obfuscated"], "twin-ex6-by_hand"),
+    # Loops hidden from the source reader (issue 16): a loop of T steps, or of block_size or 64
+    # steps at every T (as many operations whatever T is), beside the same loop written plainly.
+    "attack-ex6-loop_range64_break": "twin-ex6-loop",
+    **dict.fromkeys(["attack-ex6-loop_range64_padded", "attack-ex6-loop_sorted_key",
+                     "attack-ex6-loop_method_via_tuple", "attack-ex6-loop_subpackage",
+                     "attack-ex6-loop_importlib", "attack-ex6-loop_marshal_code"],
+                    "twin-ex6-loop_block_size"),
 }
 
 
