@@ -559,6 +559,9 @@ SHARED_TWINS = {
                      "attack-ex6-loop_method_via_tuple", "attack-ex6-loop_subpackage",
                      "attack-ex6-loop_importlib", "attack-ex6-loop_marshal_code"],
                     "twin-ex6-loop_block_size"),
+    "attack-ex2-loop_numpy_apply_along_axis": "twin-ex2-loop_numpy",
+    "attack-ex6-sdpa_vars_F": "twin-ex6-sdpa_reversed_name",  # sdpa named plainly: 24/25
+    "attack-ex6-stateful_prefix_memory": "twin-ex6-no_mask",
 }
 
 
