@@ -556,6 +556,7 @@ SHARED_TWINS = {
     # steps at every T (as many operations whatever T is), beside the same loop written plainly.
     "attack-ex6-loop_range64_break": "twin-ex6-loop",
     **dict.fromkeys(["attack-ex6-loop_range64_padded", "attack-ex6-loop_sorted_key",
+                     "attack-ex6-loop_pyc_beside_stub",
                      "attack-ex6-loop_method_via_tuple", "attack-ex6-loop_subpackage",
                      "attack-ex6-loop_importlib", "attack-ex6-loop_marshal_code"],
                     "twin-ex6-loop_block_size"),
@@ -610,9 +611,8 @@ def materialise_together(mistakes, folders, target):
         for file in folder.iterdir():
             if file.is_file():
                 shutil.copy(file, Path(target) / file.name)
-            elif file.is_dir():  # a sub-package of the submission (attack-ex6-loop_subpackage)
-                shutil.copytree(file, Path(target) / file.name, dirs_exist_ok=True,
-                                ignore=shutil.ignore_patterns("__pycache__"))
+            elif file.is_dir():  # a sub-package (attack-ex6-loop_subpackage), a __pycache__
+                shutil.copytree(file, Path(target) / file.name, dirs_exist_ok=True)
 
 
 def edits(mistake):
