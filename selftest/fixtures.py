@@ -554,6 +554,17 @@ SHARED_TWINS = {
     "attack-ex6-loop_if_no_mode": "twin-ex6-by_hand",
     **dict.fromkeys(["attack-ex6-sdpa_aten_default", "attack-ex6-sdpa_disable_torch_function",
                      "attack-ex6-sdpa_math", "attack-ex6-sdpa_obfuscated"], "twin-ex6-by_hand"),
+    # Loops hidden from the source reader (issue 16): a loop of T steps, or of block_size or 64
+    # steps at every T (as many operations whatever T is), beside the same loop written plainly.
+    "attack-ex6-loop_range64_break": "twin-ex6-loop",
+    **dict.fromkeys(["attack-ex6-loop_range64_padded", "attack-ex6-loop_sorted_key",
+                     "attack-ex6-loop_pyc_beside_stub",
+                     "attack-ex6-loop_method_via_tuple", "attack-ex6-loop_subpackage",
+                     "attack-ex6-loop_importlib", "attack-ex6-loop_marshal_code"],
+                    "twin-ex6-loop_block_size"),
+    "attack-ex2-loop_numpy_apply_along_axis": "twin-ex2-loop_numpy",
+    "attack-ex6-sdpa_vars_F": "twin-ex6-sdpa_reversed_name",  # sdpa named plainly: 24/25
+    "attack-ex6-stateful_prefix_memory": "twin-ex6-no_mask",
 }
 
 
@@ -602,6 +613,8 @@ def materialise_together(mistakes, folders, target):
         for file in folder.iterdir():
             if file.is_file():
                 shutil.copy(file, Path(target) / file.name)
+            elif file.is_dir():  # a sub-package (attack-ex6-loop_subpackage), a __pycache__
+                shutil.copytree(file, Path(target) / file.name, dirs_exist_ok=True)
 
 
 def edits(mistake):
