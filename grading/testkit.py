@@ -180,7 +180,8 @@ def kind_of(value):
 
 
 def expect_tensor(value, what, shape=None, names=None):
-    """The value is a plain tensor of the given shape with no NaN; returns it as float64."""
+    """The value is a plain tensor of the given shape, of real floating-point numbers, with no NaN
+    or ±inf; returns it as float64."""
     if isinstance(value, (NotATensor, Remote)):
         fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是 {value.type_name}：请用 torch 的运算来计算",
              f"{what} should be a torch.Tensor, but your code returned a {value.type_name}: "
@@ -194,6 +195,11 @@ def expect_tensor(value, what, shape=None, names=None):
              f"{what} should have shape {shape_text(shape, names)}, got {shape_text(value.shape)}")
     if value.is_complex():
         fail(f"{what} 应当是实数，实际是 {value.dtype}", f"{what} should be real, got {value.dtype}")
+    if not value.is_floating_point():  # ints and bools: what a mask or a count is, not a weight
+        fail(f"{what} 应当是浮点数的张量（例如 torch.float32），实际是 {value.dtype}：整数或 True/False "
+             "表示不了权重和向量",
+             f"{what} should hold floating-point numbers (torch.float32, say), got {value.dtype}: "
+             "integers or True/False cannot hold weights and vectors")
     value = value.to(torch.float64)
     bad = ~torch.isfinite(value)
     if bad.any():
