@@ -164,7 +164,8 @@ def test_jacobian(submission):
     shape = SHAPES[0]
     T, H, C = shape["T"], shape["head_size"], shape["n_embd"]
     grad = expect_row_gradients(submission(gradients, T=T, n_embd=C, head_size=H,
-                                           block_size=shape["block_size"]), "Head.forward")
+                                           block_size=shape["block_size"]), "Head.forward",
+                                "forward(x)", (T, T, H), OUT_NAMES)  # (T copies, T, n_embd)
     leak = grad.abs().amax(dim=2)  # (T, T): largest |∂out[t] / ∂x[s, :]| for copy t, position s
     future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
     if leak[future].max() > 1e-6:
