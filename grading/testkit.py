@@ -480,7 +480,10 @@ def same(got, want, atol=1e-5, rtol=1e-5):
         return False
     if got.numel():  # one entry first: most of a slip search's candidates differ there
         g, w = float(got.reshape(-1)[-1]), float(want.reshape(-1)[-1])  # the last position
-        if math.isfinite(g) and math.isfinite(w) and abs(g - w) > atol + rtol * abs(w):
+        if math.isfinite(g) and math.isfinite(w):
+            if abs(g - w) > atol + rtol * abs(w):
+                return False
+        elif not (math.isnan(g) and math.isnan(w)) and g != w:  # NaN for NaN, ±∞ for ±∞ only
             return False
     got, want = got.double(), want.double()
     special = ~torch.isfinite(got) | ~torch.isfinite(want)  # must be the very same NaN or ±∞
