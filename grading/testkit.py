@@ -445,9 +445,21 @@ def upper_triangle(t):
 
 
 def close(a, b, tol=1e-4):
-    """For diagnoses: a and b are tensors of one shape that agree within tol (relative)."""
-    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
+    """For diagnoses: a and b are tensors of one shape, of finite real numbers, that agree within
+    tol (relative). Outputs of NaN or ±inf are close to nothing: they match no cause here (the
+    slip search's `same` is the one that recognises the NaN of an all −∞ row)."""
+    return (finite(a) is not None and finite(b) is not None and a.shape == b.shape
             and bool(torch.allclose(a.double(), b.double(), rtol=tol, atol=tol)))
+
+
+def finite(value, shape=None):
+    """For diagnoses: value as float64 when it is a tensor of finite real floating-point numbers
+    (of `shape`, when given), else None: a diagnosis reasons only on numbers a mistake makes."""
+    if not (isinstance(value, torch.Tensor) and value.is_floating_point()) \
+            or (shape is not None and tuple(value.shape) != tuple(shape)):
+        return None
+    value = value.double()
+    return value if bool(torch.isfinite(value).all()) else None
 
 
 # -- the mistake space: which combination of known slips makes the learner's output --------------

@@ -29,7 +29,7 @@ import pytest
 import torch
 
 from grading import protocol
-from grading.judge import garbled, malformed
+from grading.judge import WorkerFailure, garbled, malformed
 from grading.plugin import GradingPlugin, Source
 from grading.plugin import TestResult as Outcome
 from grading.remote import LocalChannel, Module
@@ -197,18 +197,33 @@ class Runner:
         return draw(torch.Generator().manual_seed(self.last_seed), **params)
 
 
+def wanted(exercise, scenario, params, seed):
+    """The reference's outputs for a scenario, kept as the plugin keeps them: the same for every
+    kind of hostile reply."""
+    key = (scenario, repr(sorted(params.items())), seed)
+    if key not in _WANTED:
+        _WANTED[key] = scenario(Module(LocalChannel(_JUDGE.reference_module(exercise))),
+                                torch.Generator().manual_seed(seed), **params)
+    return _WANTED[key]
+
+
+class Probe(Runner):
+    """What a test file's diagnose(probe) gets (grading.plugin's Probe), on a hostile channel."""
+
+    def __call__(self, scenario, **params):
+        got = self.submission(scenario, **params)
+        return got, wanted(self.exercise, scenario, params, self.last_seed)
+
+    submission = Runner.__call__
+
+
 def run(exercise, test, channel):
     """The test on the hostile channel: the TestResult the plugin would record."""
-    reference = _JUDGE.reference_module(exercise)
     runner = Runner(exercise, channel)
 
     def compare(scenario, **params):
         got = runner(scenario, **params)
-        key = (scenario, repr(sorted(params.items())), runner.last_seed)
-        if key not in _WANTED:  # the same for every kind: kept, as the plugin keeps them
-            _WANTED[key] = scenario(Module(LocalChannel(reference)),
-                                    torch.Generator().manual_seed(runner.last_seed), **params)
-        return got, _WANTED[key]
+        return got, wanted(exercise, scenario, params, runner.last_seed)
 
     result = Outcome(exercise=exercise, number=1, name=None, nodeid=test.__name__, points=1,
                      kind="public")
@@ -288,6 +303,31 @@ def test_the_solutions_own_replies_pass_everything():
     """Unspoiled, every test passes: the harness runs the tests as the judge does."""
     for exercise, test in TESTS_GRADED:
         asked(exercise, test)  # which runs it, and requires it to pass
+
+
+# -- the diagnoses, on the same replies --------------------------------------------------------
+
+NONSENSE = ("float_nan", "float_inf", "empty_tensor", "zero_dim", "huge", "all_nan", "one_nan",
+            "all_inf", "one_inf", "one_neg_inf")  # replies that no slip of the lesson makes
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_a_diagnosis_copes_with_any_reply_and_names_no_cause_for_nonsense(exercise):
+    """A diagnosis that raises is lost (the plugin keeps it as a diagnosis problem); one that names
+    a mistake for NaN, inf or a tensor of no shape the lesson makes tells the learner a wrong
+    cause, which is worse than none (DESIGN.md)."""
+    import importlib
+    module = importlib.import_module(f"test_{exercise}")
+    for kind in KINDS:
+        probe = Probe(exercise, HostileChannel(_JUDGE.reference_module(exercise), kind, "outputs"))
+        try:
+            found = module.diagnose(probe)
+        except WorkerFailure as failure:  # as grading.plugin's _diagnose
+            found = module.diagnose_error(failure.error) \
+                if failure.kind in ("raised", "import") and hasattr(module, "diagnose_error") \
+                else None
+        if kind in NONSENSE:
+            assert found is None, f"{kind}: {found.key}"
 
 
 # -- code that returns such values, run here by the worker's own Executor -----------------------

@@ -10,6 +10,7 @@ from grading.testkit import SHAPES, Diagnosis, Way, draw_qkv, expect_built_yours
     expect_close, expect_no_loop, expect_repeatable, expect_row_gradients, expect_tensor, fail, \
     hidden, lesson, named_slips, operations, public, randn, row_gradients, same, set_linear, \
     shortcut_diagnosis, trainable_shapes
+from grading.testkit import finite  # for the diagnosis: numbers a mistake makes
 from test_ex3_qkv import layer_shape_diagnosis
 from test_ex4_scaling import SCORE_STEPS, scaled_scores, transposed_3d, undefined_head_size
 from test_ex5_causal_mask import MASK_STEPS, mask_sized_by_batch, masked_weights
@@ -391,7 +392,8 @@ def diagnose(probe):
     if found:
         return found
     zero, _ = probe(forward, zero_input=True, **sizes(shape))
-    if isinstance(zero, torch.Tensor) and zero.abs().max() > 1e-6:
+    zero = finite(zero, (shape["B"], shape["T"], shape["head_size"]))
+    if zero is not None and zero.abs().max() > 1e-6:
         return Diagnosis("ex6.bias",
                          "输入全为 0 时输出不为 0：某个线性层带了偏置。课文的 query、key、value 都是 bias=False",
                          "A zero input gives a non-zero output: a layer has a bias. The lesson's "
