@@ -22,7 +22,10 @@ results.json a top-level "output" naming the files that were missing (their exer
 the grader's own "… is missing from the submission") and the files that were ignored. The report's
 language is zh, the lesson's, unless $GRADER_LANG says en. When grading could not run (grader exit
 status 2, or no results.json), results.json still says so: score 0, and an output that asks the
-learner to contact the course staff, with the end of the grader's stderr.
+learner to contact the course staff, with the end of the grader's stderr. When only some tests met
+an error of the grader itself (exit status 2 with a results.json whose tests say so), those tests
+score 0 and the rest of the submission is graded: an error in one check never costs the whole
+submission.
 """
 import json
 import os
@@ -260,6 +263,29 @@ def files_note(graded, missing, ignored, lang):
     return "\n".join(lines)
 
 
+def graded_with_errors(data):
+    """results.json of a grading that ran, in which some tests met an error of the grader itself
+    (grader.py then exits 2): each such test scores 0, the others count as graded."""
+    from grading.report import GRADING_ERROR_TAG
+    tests = data.get("tests") if isinstance(data, dict) else None
+    return isinstance(tests, list) and bool(tests) and all(isinstance(t, dict) for t in tests) \
+        and any(GRADING_ERROR_TAG in (t.get("tags") or []) for t in tests)
+
+
+def errors_note(data, lang):
+    """What the learner reads first when some checks met an error of the grader itself."""
+    from grading.report import GRADING_ERROR_TAG
+    names = [inert_line(str(t.get("name", ""))) for t in data["tests"]
+             if GRADING_ERROR_TAG in (t.get("tags") or [])]
+    shown = ", ".join(names[:LISTED]) + (f" (+{len(names) - LISTED})" if len(names) > LISTED
+                                         else "")
+    return Bi(f"有 {len(names)} 项检查因为评分程序自身的错误没能完成（不是你的代码的问题），这几项暂记 0 分，"
+              f"其余各项照常计分。请告诉课程工作人员：{shown}",
+              f"{len(names)} check(s) could not be completed because of an error in the grader "
+              "itself (not a problem of your code): they score 0 for now, every other check is "
+              f"graded as usual. Please tell the course staff: {shown}").render(lang)
+
+
 def failure(lang, detail):
     """results.json when grading could not run: score 0, and what the learner should do."""
     head = Bi("评分没能运行——这不是你的代码的问题。请联系课程工作人员，并附上下面的信息。",
@@ -306,12 +332,16 @@ def run(root=None, environ=None):
         print(stdout, end="")  # to /autograder/results/stdout, which the instructor sees
         print(stderr, end="", file=sys.stderr)
         data = None
-        if code != USAGE_ERROR and code >= 0 and results.is_file():
+        if code >= 0 and results.is_file():  # written by this grading (unlinked before it)
             try:
                 data = json.loads(results.read_text(encoding="utf-8"))
             except ValueError:
                 stderr += "\nresults.json is not JSON"
+        if code == USAGE_ERROR and not graded_with_errors(data):
+            data = None  # grading itself could not run
         note = files_note(graded, missing, ignored, lang)
+        if code == USAGE_ERROR and data is not None:  # some checks erred: they alone cost points
+            note = "\n\n".join(part for part in (errors_note(data, lang), note) if part)
         if isinstance(data, dict):
             data["output"] = "\n\n".join(part for part in (note, data.get("output")) if part)
         else:  # what went wrong first, then the files

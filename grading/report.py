@@ -170,6 +170,9 @@ def text(grade, command="python grader.py", lang="en", watching=False):
     return "\n".join(inert(line) for line in out)  # nothing above may move the cursor or recolour
 
 
+GRADING_ERROR_TAG = "grading-error"  # a test that met an error of the grader, not of the code
+
+
 def gradescope(grade, lang="en"):
     """Gradescope's results.json: every test named after its exercise's file stem."""
     tests = []
@@ -188,7 +191,8 @@ def gradescope(grade, lang="en"):
                 "number": f"{ex.exercise[2]}.{r.number}",
                 "score": r.score, "max_score": r.points,
                 "status": "passed" if r.status == "passed" else "failed",
-                "output": output, "visibility": "visible", "tags": [r.kind]})
+                "output": output, "visibility": "visible",
+                "tags": [r.kind] + ([GRADING_ERROR_TAG] if r.status == "error" else [])})
     return {"score": grade.score, "execution_time": round(grade.seconds, 2),
             "output": f"{grade.score:g}/{grade.max_score:g} · seed {grade.seed}"
                       + (f" · {grade.isolation[1 if lang == 'en' else 0]}"

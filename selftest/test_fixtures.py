@@ -19,9 +19,11 @@ BROKEN_MESSAGES = {
     "broken-ex4-loop_at_import": "took more than",
     "broken-ex4-numpy_returned": "numpy.ndarray",
     "broken-ex5-segfault": "segmentation fault",
+    "broken-ex5-two_dim": "should have shape (B, T, T)",
     "broken-ex6-absolute_import": "import another exercise relatively",
     "broken-ex6-loop_in_forward": "was stopped",
     "broken-ex6-slow_forward": "used up this exercise's 8 s",
+    "broken-ex6-two_dim": "should have shape (B, T, head_size)",
 }
 
 
@@ -111,6 +113,15 @@ def test_broken_code_costs_its_exercise_only(graded, fixture):
     assert_costs_only(record, exercise)
     assert BROKEN_MESSAGES[fixture.name] in first_message(record, exercise)
     assert record["seconds"] < 60
+
+
+def test_no_submission_makes_a_test_err(graded):
+    """Whatever a submission returns costs points with a message, never "an error in the test
+    itself" (a grading error, exit status 2, and in Gradescope the whole submission's 0)."""
+    erred = {(name, exercise, t["id"]): t["message"]["en"] for name, record in graded.items()
+             for exercise, ex in record["exercises"].items() for t in ex["tests"]
+             if t["status"] == "error"}
+    assert not erred
 
 
 def test_every_check_catches_a_catalogued_mistake(graded):

@@ -176,14 +176,14 @@ def test_the_shallowest_regular_file_of_a_name_is_graded(tmp_path):
 
 
 def test_when_grading_cannot_run_the_learner_is_told_to_contact_the_staff(tmp_path, monkeypatch):
-    """The grader's exit status 2 (even with a results.json), or no results.json: score 0, the
-    course staff, the end of the grader's stderr."""
+    """The grader's exit status 2 with no results.json, or with one in which no test erred, or no
+    results.json at all: score 0, the course staff, the end of the grader's stderr."""
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "notes.txt").write_text("notes")
     results = tmp_path / "results" / "results.json"
 
     def fake_grade(folder, path, lang, environ, code):
-        if code == 2:  # as grader.py does when a check errs: results.json, then status 2
+        if code == 2:  # results.json, then status 2, with no test marked as erred
             path.write_text(json.dumps({"score": 100, "output": "100/100", "tests": []}))
         return code, "", f"the end of stderr {code}"
 
@@ -195,6 +195,30 @@ def test_when_grading_cannot_run_the_learner_is_told_to_contact_the_staff(tmp_pa
         assert "contact the course staff" in data["output"]
         assert f"the end of stderr {code}" in data["output"]
         assert "Ignored files (not graded): notes.txt" in data["output"]
+
+
+def test_a_check_that_errs_costs_that_check_not_the_submission(tmp_path, monkeypatch):
+    """Defence in depth: when a test meets an error of the grader itself (grader.py writes
+    results.json, then exits 2), the other exercises keep their points; the learner reads which
+    check erred and that it is no problem of their code."""
+    from grading.report import GRADING_ERROR_TAG
+    (tmp_path / "submission").mkdir()
+    results = tmp_path / "results" / "results.json"
+    tests = [{"name": f"{name} · a check", "score": 0 if name == LAST else 5, "max_score": 5,
+              "status": "failed" if name == LAST else "passed",
+              "tags": ["public"] + ([GRADING_ERROR_TAG] if name == LAST else [])}
+             for name in EXERCISES]
+
+    def fake_grade(folder, path, lang, environ):
+        path.write_text(json.dumps({"score": 25, "output": "25/30", "tests": tests}))
+        return 2, "", "a test erred"
+
+    monkeypatch.setattr(gradescope, "grade", fake_grade)
+    assert gradescope.run(tmp_path, {"GRADER_LANG": "en"}) == 0
+    data = json.loads(results.read_text(encoding="utf-8"))
+    assert data["score"] == 25 and data["tests"] == tests
+    assert "an error in the grader itself" in data["output"]
+    assert f"{LAST} · a check" in data["output"] and "contact" not in data["output"]
 
 
 def test_run_autograder_writes_results_even_when_python_cannot_start(source, tmp_path):

@@ -2,8 +2,8 @@
 import torch
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_tensor, fail, hidden, \
-    public, raises, randn, set_embedding, trainable_shapes
+from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_tensor, fail, finite, \
+    hidden, public, raises, randn, set_embedding, trainable_shapes
 
 HINTS = [
     Bi("还是查表，只是表里的每一行不再是一个数，而是 n_embd 个数。PyTorch 有一个现成的层就是这张表，"
@@ -146,7 +146,7 @@ def diagnose(probe):
                          f"forward returned the whole table ({table.shape[0]}, {C}) without "
                          "looking the ids up: each character takes its own row, "
                          "self.token_embedding_table(idx), giving (B, T, n_embd)")
-    if not (isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, C)):
+    if finite(got, (B, T, C)) is None:  # no (B, T, n_embd) of numbers: no table's rows either
         return None
     if not close(got, table[inputs["idx"]]):
         return Diagnosis("ex1.not_the_table",

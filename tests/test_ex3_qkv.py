@@ -3,7 +3,7 @@ import torch
 
 from grading.i18n import Bi
 from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_sequence, \
-    draw_qkv, expect_tensor, fail, hidden, public, set_linear
+    draw_qkv, expect_tensor, fail, finite, hidden, public, set_linear
 
 NAMES = ("q", "k", "v")
 LAYERS = ("query", "key", "value")  # the layer that makes each
@@ -134,7 +134,8 @@ def diagnose(probe):
                          "Query, key and value each do their own job and need an nn.Linear of "
                          "their own")
     zero, _ = probe(project, zero_input=True, **sizes(shape))
-    if any(isinstance(t, torch.Tensor) and t.abs().max() > 1e-6 for t in zero):
+    zero = [finite(t, (B, T, H)) for t in zero] if isinstance(zero, (tuple, list)) else [None]
+    if all(t is not None for t in zero) and any(t.abs().max() > 1e-6 for t in zero):
         return Diagnosis("ex3.bias",
                          "输入全为 0 时输出不为 0：线性层带了偏置。课文的三个层都是 bias=False",
                          "A zero input gives a non-zero output: a layer has a bias. The lesson's "

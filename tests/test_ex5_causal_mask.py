@@ -168,7 +168,8 @@ def test_jacobian(submission):
     """∂weights[t] / ∂scores[s] ≈ 0 whenever s is after t
     s 在 t 之后时，∂weights[t] / ∂scores[s] ≈ 0"""
     T = SHAPES[0]["T"]
-    grad = expect_row_gradients(submission(gradients, T=T), "causal_softmax")  # (T, T, T)
+    grad = expect_row_gradients(submission(gradients, T=T), "causal_softmax",
+                                "causal_softmax(scores)", (T, T, T), SHAPE_NAMES)  # (T, T, T)
     for t in range(T):
         leak = grad[t][future_of_each_row(T)[t]].abs()
         if leak.numel() and leak.max() > 1e-6:

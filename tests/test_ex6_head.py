@@ -6,11 +6,11 @@ import torch
 import torch.nn as nn
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Consistent, Diagnosis, Way, draw_qkv, \
+from grading.testkit import LOOP_SIZES, SHAPES, Consistent, Diagnosis, Way, draw_qkv, \
     expect_built_yourself, expect_close, expect_no_loop, expect_repeatable, \
-    expect_row_gradients, expect_tensor, fail, hidden, lesson, loops, named_slips, public, randn, \
-    row_gradients, same, set_linear, shortcut_diagnosis, shown_work, trainable_shapes
-from grading.testkit import LOOP_SIZES
+    expect_row_gradients, expect_tensor, fail, finite, hidden, lesson, loops, named_slips, \
+    public, randn, row_gradients, same, set_linear, shortcut_diagnosis, shown_work, \
+    trainable_shapes
 from test_ex3_qkv import layer_shape_diagnosis
 from test_ex4_scaling import SCORE_STEPS, scaled_scores, transposed_3d, undefined_head_size
 from test_ex5_causal_mask import MASK_STEPS, mask_sized_by_batch, masked_weights
@@ -181,7 +181,8 @@ def test_jacobian(submission):
     shape = SHAPES[0]
     T, H, C = shape["T"], shape["head_size"], shape["n_embd"]
     grad = expect_row_gradients(submission(gradients, T=T, n_embd=C, head_size=H,
-                                           block_size=shape["block_size"]), "Head.forward")
+                                           block_size=shape["block_size"]), "Head.forward",
+                                "forward(x)", (T, T, H), OUT_NAMES)  # (T copies, T, n_embd)
     leak = grad.abs().amax(dim=2)  # (T, T): largest |∂out[t] / ∂x[s, :]| for copy t, position s
     future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
     if leak[future].max() > 1e-6:
@@ -417,7 +418,8 @@ def diagnose(probe):
     if found:
         return found
     zero, _ = probe(forward, zero_input=True, **sizes(shape))
-    if isinstance(zero, torch.Tensor) and zero.abs().max() > 1e-6:
+    zero = finite(zero, (shape["B"], shape["T"], shape["head_size"]))
+    if zero is not None and zero.abs().max() > 1e-6:
         return Diagnosis("ex6.bias",
                          "输入全为 0 时输出不为 0：某个线性层带了偏置。课文的 query、key、value 都是 bias=False",
                          "A zero input gives a non-zero output: a layer has a bias. The lesson's "
