@@ -41,7 +41,7 @@ _NAMED = set("""
     flatten unflatten contiguous clone copy copy_ _to_copy to lift_fresh lift_fresh_copy
     slice select narrow index index_select gather take_along_dim index_put
     index_put_ _index_put_impl_ masked_fill masked_fill_ where tril triu tril_ triu_ diagonal
-    movedim swapaxes mT mH split split_with_sizes chunk unbind cat stack hstack
+    tril_indices triu_indices diag diag_embed masked_select nonzero movedim swapaxes mT mH split split_with_sizes chunk unbind cat stack hstack
     vstack flip roll repeat tile constant_pad_nd pad
     mm bmm matmul addmm baddbmm addbmm dot vdot mv outer einsum linear tensordot
     sum mean prod amax amin max min argmax argmin logsumexp var std var_mean std_mean norm
@@ -264,8 +264,15 @@ def _bound(op, overload, args, kwargs):
         work = bound * max([1] + [t.shape[-1] for t in tensors if t.dim()])  # multiply-adds
         if bound <= MAX_ELEMENTS:
             return bound + work
-    elif len(counts) > 1 and op in _MATMUL | {"index", "index_put", "index_put_",
-                                              "_index_put_impl_", "gather", "index_select",
+    elif op in ("index_put", "index_put_", "_index_put_impl_"):  # into a copy of self, or self
+        bound = tensors[0].numel() if tensors else 1
+    elif op in ("triu_indices", "tril_indices"):  # (2, up to row · col)
+        bound = 2 * math.prod(int(n) for n in numbers[:2]) + 1
+    elif op in ("diag", "diag_embed"):  # a vector becomes a matrix
+        bound = biggest * biggest
+    elif op in ("masked_select", "nonzero"):  # at most an entry (and its index) per entry
+        bound = biggest * (1 if op == "masked_select" else max(t.dim() for t in tensors))
+    elif len(counts) > 1 and op in _MATMUL | {"index", "gather", "index_select",
                                               "take_along_dim", "embedding"}:
         bound = counts[0] * counts[1]
     else:  # views, slices, reductions, softmax, tril, clones, sorts: never more than an input

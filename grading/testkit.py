@@ -242,7 +242,12 @@ def expect_sequence(value, what, length):
 
 # -- shown work: how a call computes, verified by replaying its record here (grading.replay) --------
 
-LOOP_SIZES = ((2, 4), (2, 8), (4, 4))  # two lengths and two batch sizes
+# Two batch sizes and three lengths, one long: a loop of a fixed number of steps (64 steps, or
+# block_size, whatever T is) must take at least as many as the longest T, and its record is then
+# far longer than any vectorised answer's (a head takes 24 to 56 operations in the 35 right heads
+# of selftest/submissions; an average 5 to 16).
+LOOP_SIZES = ((2, 4), (2, 8), (4, 4), (2, 40))
+LONG_T = 40
 
 
 def shown_work(function, make_args, sizes=LOOP_SIZES, params=None):
@@ -310,30 +315,40 @@ def outside(what):
          "grader can only verify torch operations on the call's own inputs")
 
 
-def loops(shown):
+def loops(shown, most=150):
     """For diagnoses: True when every record verifies and their lengths differ (a loop)."""
     try:
         lengths = verified(shown, "")
     except CheckFailed:
         return False
-    return len(set(lengths.values())) > 1
+    return len(set(lengths.values())) > 1 or max(lengths.values()) > most
 
 
-def expect_no_loop(shown, what, where=None):
+def expect_no_loop(shown, what, where=None, most=150):
     """Vectorised ("直接用循环…效率较低"): the verified record of a call does not grow with T or
-    B. `where()` may point to the line of a loop in the learner's source: only to say where, once
-    the record has shown one; reading the source never costs a point."""
+    B, and holds at most `most` operations (a loop of a fixed number of steps, as many as the
+    longest T or more, holds several times that). `where()` may point to the line of a loop in
+    the learner's source: only to say where, once the record has shown one; reading the source
+    never costs a point."""
     lengths = verified(shown, what)
-    if len(set(lengths.values())) > 1:
-        listed = ", ".join(f"{key}: {n}" for key, n in lengths.items())
+    if len(set(lengths.values())) > 1 or max(lengths.values()) > most:
         found = (where() or [None])[0] if where else None
         at_zh = f"（可能在 {found[0]} 第 {found[1]} 行：{found[2]}）" if found else ""
         at_en = f" (perhaps {found[0]}, line {found[1]}: {found[2]})" if found else ""
-        fail(f"{what} 调用 torch 运算的次数随长度或批量变化（{listed}），说明有对位置或样本的 Python 循环"
-             f"{at_zh}。课文说：直接用循环来求平均效率较低——请用一次矩阵乘法完成",
-             f"{what} makes a different number of torch operations as T or B change ({listed}): "
-             f"a Python loop over positions or samples{at_en}. The lesson: a loop is slow "
-             "(直接用循环来求平均效率较低); do it with one matrix product")
+        if len(set(lengths.values())) > 1:
+            listed = ", ".join(f"{key}: {n}" for key, n in lengths.items())
+            zh = f"{what} 调用 torch 运算的次数随长度或批量变化（{listed}），说明有对位置或样本的 Python 循环"
+            en = (f"{what} makes a different number of torch operations as T or B change "
+                  f"({listed}): a Python loop over positions or samples")
+        else:
+            n = max(lengths.values())
+            zh = (f"{what} 一次调用要做 {n} 个 torch 运算（不用循环的写法只要几十个），说明有一个步数固定的 "
+                  "Python 循环，每一步处理一个位置")
+            en = (f"{what} makes {n} torch operations in one call (an answer without a loop makes a "
+                  "few dozen): a Python loop of a fixed number of steps, one position a step")
+        fail(f"{zh}{at_zh}。课文说：直接用循环来求平均效率较低——请用一次矩阵乘法完成",
+             f"{en}{at_en}. The lesson: a loop is slow (直接用循环来求平均效率较低); do it with one "
+             "matrix product")
 
 
 def ready_made(shown):

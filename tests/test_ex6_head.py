@@ -6,7 +6,7 @@ import torch
 import torch.nn as nn
 
 from grading.i18n import Bi
-from grading.testkit import LOOP_SIZES, SHAPES, Consistent, Diagnosis, Way, draw_qkv, \
+from grading.testkit import LONG_T, SHAPES, Consistent, Diagnosis, Way, draw_qkv, \
     expect_built_yourself, expect_close, expect_no_loop, expect_repeatable, \
     expect_row_gradients, expect_tensor, fail, finite, hidden, lesson, loops, named_slips, \
     public, randn, row_gradients, same, set_linear, shortcut_diagnosis, shown_work, \
@@ -16,6 +16,7 @@ from test_ex4_scaling import SCORE_STEPS, scaled_scores, transposed_3d, undefine
 from test_ex5_causal_mask import MASK_STEPS, mask_sized_by_batch, masked_weights
 
 OUT_NAMES = ("B", "T", "head_size")
+LONG = {**SHAPES[0], "T": LONG_T, "block_size": LONG_T + 8}  # T far beyond the other shapes
 WEIGHTS = ("query", "key", "value")
 HINTS = [
     Bi("把练习 3、4、5 串起来，最后再做一次练习 2 那样的加权求和——只是这次被加权的是值向量，权重来自查询与键。"
@@ -114,7 +115,7 @@ def calls(ex, gen, n_embd, head_size, block_size):
     smaller one (a loop over block_size positions is a loop over positions too). T stays below
     both: at T == block_size, tril[:T, :T] takes the whole mask, and torch makes one slice fewer."""
     shown = {}
-    for blocks in (block_size, max(T for _, T in LOOP_SIZES) + 1):
+    for blocks in (block_size, block_size - 7):
         inputs = draw(gen, 1, 1, n_embd, head_size)
         head = build(ex, inputs, n_embd, head_size, blocks)
         work = shown_work(head, lambda B, T: (randn(gen, B, T, n_embd),),
@@ -231,8 +232,8 @@ def test_no_bias(submission):
 def test_vectorised(submission):
     """forward works on all positions at once, with no Python loop over them
     forward 一次处理所有位置，没有对位置的 Python 循环"""
-    expect_no_loop(submission(calls, n_embd=12, head_size=8, block_size=16), "Head.forward",
-                   lambda: submission.source.loops("Head.forward"))
+    expect_no_loop(submission(calls, n_embd=12, head_size=8, block_size=LONG_T + 8),
+                   "Head.forward", lambda: submission.source.loops("Head.forward"))
 
 
 @public(1)
@@ -254,15 +255,15 @@ def test_mask_is_not_trained(submission):
 def test_built_yourself(submission):
     """the head is built by hand, not from PyTorch's ready-made attention
     注意力头是亲手搭的，没有调用 PyTorch 现成的注意力"""
-    expect_built_yourself(submission(calls, n_embd=12, head_size=8, block_size=16),
+    expect_built_yourself(submission(calls, n_embd=12, head_size=8, block_size=LONG_T + 8),
                           "Head.forward")
 
 
 @hidden(4)
 def test_matches_reference(compare):
-    """matches the reference on fresh random inputs, three shape sets
-    在三组形状的全新随机输入上与参考答案一致"""
-    for shape in SHAPES:
+    """matches the reference on fresh random inputs, three shape sets and a long sequence
+    在三组形状和一个长序列的全新随机输入上与参考答案一致"""
+    for shape in SHAPES + [LONG]:
         got, want = compare(forward, **sizes(shape))
         expect_close(got, want, "forward(x)", OUT_NAMES)
 
@@ -424,7 +425,7 @@ def diagnose(probe):
                          "输入全为 0 时输出不为 0：某个线性层带了偏置。课文的 query、key、value 都是 bias=False",
                          "A zero input gives a non-zero output: a layer has a bias. The lesson's "
                          "query, key and value all have bias=False")
-    layer_sizes = dict(n_embd=12, head_size=8, block_size=16)
+    layer_sizes = dict(n_embd=12, head_size=8, block_size=LONG_T + 8)
     shapes = probe.submission(parameters, **layer_sizes)
     if [layer_sizes["block_size"]] * 2 in shapes:
         return Diagnosis("ex6.mask_trainable",
