@@ -3,7 +3,7 @@
 Used where Linux's walls are missing (macOS, Windows, a Linux without Landlock or seccomp), or when
 GRADER_BACKEND=portable. It asks the OS for nothing Linux alone has: no fork (a process that has
 imported torch cannot safely fork on macOS, and Windows has no fork), no /proc, no SOCK_SEQPACKET,
-no prctl. A worker is `python -I grading/worker.py --portable ADDRESS ROOT`: it connects back over
+no prctl. A worker is `python -I -S grading/worker.py --portable ADDRESS ROOT`: it connects back over
 TCP on the loopback, proves with a token given on its stdin that it is the one started, imports
 torch, and waits to be given a submission's exercise (see worker.portable_main). Its walls are
 Python audit hooks (grading/python_walls.py).
@@ -30,7 +30,8 @@ import tempfile
 
 from grading.i18n import Bi
 from grading.python_walls import tripwire_wanted
-from grading.zygote import MEMORY_CAP, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT, GradingError
+from grading.zygote import (MEMORY_CAP, WORKER_PYTHON, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT,
+                            GradingError)
 from grading.zygote import minimal_environment as zygote_environment
 
 BACKENDS = ("auto", "linux", "portable")
@@ -155,7 +156,7 @@ class PortableLauncher:
     def _start_one(self):
         with open(self.log_path, "ab") as log:
             popen = subprocess.Popen(
-                [sys.executable, "-I", str(WORKER_SCRIPT), "--portable", self.address, self.root]
+                [*WORKER_PYTHON, str(WORKER_SCRIPT), "--portable", self.address, self.root]
                 + (["--tripwire"] if self.tripwire else []),
                 stdin=subprocess.PIPE, stdout=log, stderr=log, env=minimal_environment(self.tmp),
                 cwd=self.tmp, **_new_group())

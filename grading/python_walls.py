@@ -104,10 +104,16 @@ def _refused(path=None):
 def read_roots(package_dir):
     """What a worker may read and list: Python, its packages, and the submission's folder."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
-             os.path.dirname(os.__file__), package_dir}
+             *_import_path(), os.path.dirname(os.__file__), package_dir}
     user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
     return sorted({os.path.normcase(os.path.realpath(r)) for r in roots | {user_site}
                    if r and os.path.isdir(r)})
+
+
+def _import_path():
+    """The folders on sys.path (the repository is off it by now): with -S, the site-packages the
+    judge gave (zygote.SITE_PACKAGES), which site.getsitepackages() misses in a venv of Python 3.10."""
+    return [p for p in sys.path if os.path.isabs(p)]
 
 
 def _private_realpath():

@@ -10,8 +10,9 @@ the judge's tensors, a vector-Jacobian product, the operations of one call. Ever
 concludes, it concludes from what came back.
 
 This file imports nothing of tests/, the test kit or the solutions.
-Run as a script by grading.zygote: python -I grading/worker.py ROOT CONTROL_FD[,FD…]
-or by grading.portable:            python -I grading/worker.py --portable ADDRESS ROOT [--tripwire]
+Run as a script by grading.zygote: python -I -S grading/worker.py ROOT CONTROL_FD[,FD…]
+or by grading.portable:            python -I -S grading/worker.py --portable ADDRESS ROOT [--tripwire]
+(-S: no site module, so no .pth file or sitecustomize runs; see zygote.WORKER_PYTHON.)
 """
 import gc
 import importlib
@@ -588,7 +589,20 @@ def _close_other_files(keep):
                 pass
 
 
+def _add_site_packages():
+    """Started with -S: the judge's site-packages folders on the path, and the builtins the site
+    module would add (exit, quit, help: a learner may call them), without reading any .pth file."""
+    import site
+    for folder in os.environ.get("GRADER_SITE_PACKAGES", "").split(os.pathsep):
+        if folder and os.path.isdir(folder) and folder not in sys.path:
+            sys.path.append(folder)
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
+
+
 if __name__ == "__main__":
+    _add_site_packages()
     if sys.argv[1] == "--portable":
         portable_main(sys.argv[2], sys.argv[3], "--tripwire" in sys.argv[4:])
     else:

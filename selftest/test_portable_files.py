@@ -6,6 +6,8 @@
   shared with a file; each row keeps its points and every file of the batch is as it was.
 - a `.pth` written into site-packages, which would run in every later Python: in a venv of this
   test's (its site-packages a temporary folder, never the real one), the attack writes nothing.
+- workers start with -I -S: a `.pth` and a sitecustomize planted in that venv's site-packages run
+  in the judge (they are live) but in no worker, in either backend.
 The attacks on torch's readers (attack-ex5-portable_from_file, _torchscript) are graded with every
 fixture, in both backends (test_portable.py, test_attacks.py).
 """
@@ -82,6 +84,26 @@ def test_a_pth_attack_writes_nothing_into_site_packages(venv, tmp_path):
     done = grader("--submission", tmp_path / "attacker", "5", python=python)
     assert done.returncode == 1, done.stdout + done.stderr  # graded: no mask, a few points
     assert contents(site) == before, sorted(contents(site).keys() - before.keys())
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", ["auto", "portable"])
+def test_workers_run_no_pth_file_or_sitecustomize(venv, tmp_path, backend):
+    python, site = venv
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    def recorder(kind):  # a line that leaves a file naming the process it ran in
+        return (f"import os, sys; open(os.path.join({str(markers)!r}, '{kind}-' + str(os.getpid()))"
+                ", 'w').write(' '.join(sys.argv))\n")
+
+    (site / "grader_planted.pth").write_text(recorder("pth"))
+    (site / "sitecustomize.py").write_text(recorder("sitecustomize"))
+    done = grader("--solutions", "1", python=python, backend=backend)
+    assert done.returncode == 0, done.stdout + done.stderr
+    ran = {path.name: path.read_text() for path in markers.iterdir()}
+    judge = [name for name, argv in ran.items() if "grader.py" in argv]
+    assert {name.split("-")[0] for name in judge} == {"pth", "sitecustomize"}, ran  # live
+    assert not [argv for argv in ran.values() if "worker.py" in argv], ran
 
 
 def test_torchs_file_entry_points_are_unreachable_behind_the_walls(tmp_path):
