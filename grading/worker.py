@@ -415,6 +415,9 @@ def portable_main(address, root, tripwire):
             protocol.send(sock, {"ready": True, "output": output.read_new(), "walls": walls})
         if not _serve_requests(sock, module, package_dir, output):
             os._exit(0)
+        # The submission's folder entered the import cache with its first import: each exercise
+        # starts without it, as in a fork (a finder left there by this one is gone with it).
+        sys.path_importer_cache.pop(package_dir, None)
         clean = _interpreter_state() == before
         protocol.send(sock, {"clean": clean})
         if not clean:
@@ -444,13 +447,17 @@ def _interpreter_state():
                  for ns in namespaces)
     modules = tuple(sorted((n, id(m)) for n, m in sys.modules.items()
                            if n.split(".")[0] != SUBMISSION_PACKAGE))
+    # What decides the next import, item by item: vars(sys) above holds only the lists' identity,
+    # and a finder put on sys.meta_path would decide what the next exercise's module is.
+    importing = (tuple(map(id, sys.meta_path)), tuple(map(id, sys.path_hooks)), tuple(sys.path),
+                 tuple(sorted((str(k), id(v)) for k, v in sys.path_importer_cache.items())))
     settings = (torch.get_default_dtype(), torch.is_grad_enabled(), torch.get_num_threads(),
                 torch.are_deterministic_algorithms_enabled(), torch.is_inference_mode_enabled(),
                 torch._C._len_torch_function_stack(), torch._C._len_torch_dispatch_stack(),
                 sys.gettrace(), sys.getprofile(), sys.getrecursionlimit(),
                 threading.active_count(), _thread._count(), len(gc.callbacks), gc.isenabled(),
                 os.getcwd())
-    return hash((held, modules, settings))
+    return hash((held, modules, importing, settings))
 
 
 class _PortableOutput:

@@ -8,6 +8,7 @@
   test's (its site-packages a temporary folder, never the real one), the attack writes nothing.
 - workers start with -I -S: a `.pth` and a sitecustomize planted in that venv's site-packages run
   in the judge (they are live) but in no worker, in either backend.
+- the reuse of a worker for the next exercise compares what decides imports item by item.
 The attacks on torch's readers (attack-ex5-portable_from_file, _torchscript) are graded with every
 fixture, in both backends (test_portable.py, test_attacks.py).
 """
@@ -104,6 +105,48 @@ def test_workers_run_no_pth_file_or_sitecustomize(venv, tmp_path, backend):
     judge = [name for name, argv in ran.items() if "grader.py" in argv]
     assert {name.split("-")[0] for name in judge} == {"pth", "sitecustomize"}, ran  # live
     assert not [argv for argv in ran.values() if "worker.py" in argv], ran
+
+
+def test_the_reuse_check_compares_what_decides_imports_item_by_item():
+    """Each change to sys.meta_path, sys.path_hooks, sys.path or sys.path_importer_cache that keeps
+    the list or dict itself changes the interpreter's state (worker._interpreter_state)."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import sys
+        sys.path.insert(0, "grading")
+        import worker
+        before = worker._interpreter_state()
+        finder = type("Finder", (), {"find_spec": staticmethod(lambda *a: None)})()
+        changes = {
+            "meta_path": (lambda: sys.meta_path.insert(0, finder), lambda: sys.meta_path.pop(0)),
+            "path_hooks": (lambda: sys.path_hooks.insert(0, finder), lambda: sys.path_hooks.pop(0)),
+            "path": (lambda: sys.path.append("/nowhere"), lambda: sys.path.pop()),
+            "importer cache": (lambda: sys.path_importer_cache.__setitem__(sys.path[1], finder),
+                               None),
+        }
+        for name, (change, undo) in changes.items():
+            saved = dict(sys.path_importer_cache)
+            change()
+            print(name, worker._interpreter_state() != before)
+            undo() if undo else (sys.path_importer_cache.clear(),
+                                 sys.path_importer_cache.update(saved))
+        print("undone", worker._interpreter_state() == before)
+    """)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert dict(line.rsplit(" ", 1) for line in done.stdout.splitlines()) == {
+        "meta_path": "True", "path_hooks": "True", "path": "True", "importer cache": "True",
+        "undone": "True"}, done.stdout
+
+
+@pytest.mark.timeout(120)
+def test_a_finder_left_by_one_exercise_does_not_decide_the_next(tmp_path):
+    materialise_files(SUBMISSIONS / "attack-ex5-portable_meta_path", tmp_path / "attacker")
+    done = grader("--submission", tmp_path / "attacker", "--json", tmp_path / "out.json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    scores = {}
+    for test in json.loads((tmp_path / "out.json").read_text())["tests"]:
+        exercise = test["name"].split(" · ")[0]
+        scores[exercise] = scores.get(exercise, 0) + test["score"]
+    assert scores["ex6_head"] == 25, scores  # imported as it is on disk
 
 
 def test_torchs_file_entry_points_are_unreachable_behind_the_walls(tmp_path):
