@@ -3,18 +3,21 @@
 Where Linux's kernel walls (grading/sandbox.py: seccomp, Landlock) are missing (macOS, Windows, an
 old kernel), a worker walls itself in with a Python audit hook (PEP 578), which no code can remove:
 no new process, program or socket, no signal to another process, no file written, renamed or
-removed, nothing read outside Python, its packages and the submission's folder, no ctypes. Plus the
-resource limits that the OS has (POSIX: memory, file size). These hold for Python code; native code
-(an extension module of the learner's own) could go round them, which the kernel's walls would not
-let it. That is enough for a learner grading their own work; a course grading untrusted code grades
-on Linux, where the kernel walls are used.
+removed, nothing read outside Python, its packages and the submission's folder, no ctypes. What
+raises no audit event (fork_exec; torch's file readers and writers, written in C++) is made
+unreachable before the submission is imported. Plus the resource limits that the OS has (POSIX:
+memory, file size). These hold for Python code; native code (an extension module of the learner's
+own) could go round them, which the kernel's walls would not let it. That is enough for a learner
+grading their own work; a course grading untrusted code grades on Linux, where the kernel walls are
+used (grades that count refuse this backend unless it is chosen: portable.chosen_backend).
 
 The tripwire (install_tripwire) is for testing on Linux: with GRADER_BACKEND=portable, every call
 that exists only on Linux (os.fork, reads of /proc, SOCK_SEQPACKET, prctl, Landlock) raises in the
 judge and in the workers, so that a portable run that leaned on one of them fails loudly here, not
 on a learner's Mac.
 
-Imports nothing but the standard library; safe to import on every OS.
+Imports nothing but the standard library (torch only when a worker has loaded it); safe to import
+on every OS.
 """
 import errno
 import os
