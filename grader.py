@@ -185,13 +185,20 @@ def main(argv=None):
         print(f"grader.py: {error}", file=sys.stderr)
         return USAGE_ERROR
 
-    from grading.portable import start
+    from grading.portable import WallsMissing, start
     from grading.zygote import GradingError
+    # Grades that count: a batch, and a results.json (what CI's grade.sh and the Gradescope bundle
+    # write). These refuse the portable backend unless it is chosen by name (portable.start).
+    counts = bool(args.batch or args.json) and not args.demo
     # First: the zygote (or the portable backend's first worker) imports torch while this process
     # does the same.
     try:
         zygote = start(ROOT, memory=int(args.memory * 1024 ** 3),
-                       clients=max(1, args.jobs) if args.batch else 1, batch=bool(args.batch))
+                       clients=max(1, args.jobs) if args.batch else 1, batch=bool(args.batch),
+                       counts=counts)
+    except WallsMissing as error:
+        print(f"grader.py: {error.text.render(args.lang)}", file=sys.stderr)
+        return USAGE_ERROR
     except GradingError as error:
         print(f"grader.py: grading could not run: {error}", file=sys.stderr)
         return USAGE_ERROR

@@ -3,7 +3,7 @@
 Used where Linux's walls are missing (macOS, Windows, a Linux without Landlock or seccomp), or when
 GRADER_BACKEND=portable. It asks the OS for nothing Linux alone has: no fork (a process that has
 imported torch cannot safely fork on macOS, and Windows has no fork), no /proc, no SOCK_SEQPACKET,
-no prctl. A worker is `python -I grading/worker.py --portable ADDRESS ROOT`: it connects back over
+no prctl. A worker is `python -I -S grading/worker.py --portable ADDRESS ROOT`: it connects back over
 TCP on the loopback, proves with a token given on its stdin that it is the one started, imports
 torch, and waits to be given a submission's exercise (see worker.portable_main). Its walls are
 Python audit hooks (grading/python_walls.py).
@@ -28,39 +28,73 @@ import subprocess
 import sys
 import tempfile
 
+from grading.i18n import Bi
 from grading.python_walls import tripwire_wanted
-from grading.zygote import MEMORY_CAP, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT, GradingError
+from grading.zygote import (MEMORY_CAP, WORKER_PYTHON, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT,
+                            GradingError)
 from grading.zygote import minimal_environment as zygote_environment
 
 BACKENDS = ("auto", "linux", "portable")
 
 
-def chosen_backend():
-    """"linux" or "portable", from GRADER_BACKEND (auto, the default, chooses by the machine)."""
+class WallsMissing(GradingError):
+    """Grades that count were asked for where Linux's walls are missing: `auto` may not fall back
+    to the portable backend for them (see chosen_backend). `text` is the one line, in zh and en."""
+
+    def __init__(self, text):
+        super().__init__(text.en)
+        self.text = text
+
+
+def chosen_backend(counts=False):
+    """"linux" or "portable", from GRADER_BACKEND (auto, the default, chooses by the machine).
+    `counts`: the grades count (--batch, --json, CI, Gradescope). The portable backend is not a
+    security boundary, so for these `auto` refuses it rather than falling back (WallsMissing); a
+    course that accepts the risk says so with GRADER_BACKEND=portable."""
     wanted = os.environ.get("GRADER_BACKEND", "auto").strip().lower() or "auto"
     if wanted not in BACKENDS:
         raise GradingError(f"GRADER_BACKEND={wanted!r}: choose one of {', '.join(BACKENDS)}")
     if wanted == "portable":
         return "portable"  # asks nothing of the machine (the tripwire may be up)
-    available = linux_walls_available()
-    if wanted == "linux" and not available:
-        raise GradingError("GRADER_BACKEND=linux, but this machine lacks Linux's walls (Landlock "
-                           "and seccomp, kernel 5.13 or newer); GRADER_BACKEND=auto chooses "
-                           "the portable backend here")
-    return "linux" if available else "portable"
+    missing = missing_walls()
+    if wanted == "linux" and missing:
+        raise GradingError(f"GRADER_BACKEND=linux, but this machine lacks {' and '.join(missing)} "
+                           "(Linux's walls: Landlock and seccomp, kernel 5.13 or newer); "
+                           "GRADER_BACKEND=auto chooses the portable backend here")
+    if missing and counts:
+        raise WallsMissing(refusal(missing))
+    return "portable" if missing else "linux"
 
 
-def linux_walls_available():
+def missing_walls():
+    """The walls of the Linux backend that this machine lacks, by name ([]: none). A kernel too
+    old, or a container whose seccomp profile refuses Landlock's calls, lacks Landlock."""
     if not sys.platform.startswith("linux"):
-        return False
+        return ["Landlock", "seccomp"]  # Linux's alone
     from grading import sandbox
-    return sandbox.landlock_abi() >= 1 and sandbox.seccomp_available()
+    return [name for name, there in (("Landlock", sandbox.landlock_abi() >= 1),
+                                     ("seccomp", sandbox.seccomp_available())) if not there]
 
 
-def start(root, memory=MEMORY_CAP, clients=1, batch=False):
+def refusal(missing):
+    """The one line that refuses grades that count without the Linux walls: what is missing, and
+    how to accept the risk knowingly."""
+    lacks = " and ".join(missing)
+    where = "this machine" if sys.platform.startswith("linux") else f"this {sys.platform} machine"
+    return Bi(f"拒绝评分：算数的分数（--batch、--json、CI、Gradescope）只在 Linux 的隔离墙后给出，"
+              f"而这台机器缺少 {' 和 '.join(missing)}；可移植后端（Python 审计钩子）挡不住恶意代码。"
+              f"如果明知风险仍要在这里评分，请设置 GRADER_BACKEND=portable",
+              f"refused: grades that count (--batch, --json, CI, Gradescope) come only from "
+              f"behind Linux's walls, and {where} lacks {lacks}; the portable backend (Python "
+              f"audit hooks) does not stop hostile code. To grade here knowing that risk, set "
+              f"GRADER_BACKEND=portable")
+
+
+def start(root, memory=MEMORY_CAP, clients=1, batch=False, counts=False):
     """The backend for this machine, started: the zygote (Linux) or a PortableLauncher (whose
-    batches start judges with launchers of their own: this one starts no worker then)."""
-    if chosen_backend() == "linux":
+    batches start judges with launchers of their own: this one starts no worker then).
+    `counts`: see chosen_backend."""
+    if chosen_backend(counts) == "linux":
         from grading.zygote import Zygote
         return Zygote(root, memory=memory, clients=clients)
     return PortableLauncher(root, memory=memory, first=not batch)
@@ -122,7 +156,7 @@ class PortableLauncher:
     def _start_one(self):
         with open(self.log_path, "ab") as log:
             popen = subprocess.Popen(
-                [sys.executable, "-I", str(WORKER_SCRIPT), "--portable", self.address, self.root]
+                [*WORKER_PYTHON, str(WORKER_SCRIPT), "--portable", self.address, self.root]
                 + (["--tripwire"] if self.tripwire else []),
                 stdin=subprocess.PIPE, stdout=log, stderr=log, env=minimal_environment(self.tmp),
                 cwd=self.tmp, **_new_group())

@@ -3,18 +3,21 @@
 Where Linux's kernel walls (grading/sandbox.py: seccomp, Landlock) are missing (macOS, Windows, an
 old kernel), a worker walls itself in with a Python audit hook (PEP 578), which no code can remove:
 no new process, program or socket, no signal to another process, no file written, renamed or
-removed, nothing read outside Python, its packages and the submission's folder, no ctypes. Plus the
-resource limits that the OS has (POSIX: memory, file size). These hold for Python code; native code
-(an extension module of the learner's own) could go round them, which the kernel's walls would not
-let it. That is enough for a learner grading their own work; a course grading untrusted code grades
-on Linux, where the kernel walls are used.
+removed, nothing read outside Python, its packages and the submission's folder, no ctypes. What
+raises no audit event (fork_exec; torch's file readers and writers, written in C++) is made
+unreachable before the submission is imported. Plus the resource limits that the OS has (POSIX:
+memory, file size). These hold for Python code; native code (an extension module of the learner's
+own) could go round them, which the kernel's walls would not let it. That is enough for a learner
+grading their own work; a course grading untrusted code grades on Linux, where the kernel walls are
+used (grades that count refuse this backend unless it is chosen: portable.chosen_backend).
 
 The tripwire (install_tripwire) is for testing on Linux: with GRADER_BACKEND=portable, every call
 that exists only on Linux (os.fork, reads of /proc, SOCK_SEQPACKET, prctl, Landlock) raises in the
 judge and in the workers, so that a portable run that leaned on one of them fails loudly here, not
 on a learner's Mac.
 
-Imports nothing but the standard library; safe to import on every OS.
+Imports nothing but the standard library (torch only when a worker has loaded it); safe to import
+on every OS.
 """
 import errno
 import os
@@ -46,6 +49,49 @@ _UNAUDITED = {"_posixsubprocess": ("fork_exec",), "_posixshmem": ("shm_open", "s
 _REFUSED_IMPORTS = frozenset({"_posixsubprocess", "_ctypes", "ctypes", "mmap", "_winapi",
                               "msvcrt", "_multiprocessing", "multiprocessing", "pty", "fcntl",
                               "_posixshmem", "sqlite3", "_sqlite3", "dbm", "_dbm", "_gdbm"})
+# torch's readers and writers are C++: no audit event tells the hook of the files they open. So
+# they are made unreachable before the submission is imported: replaced where they are defined (a
+# class written in C through its own dict) and in every loaded module that holds them. Its file
+# readers and writers (from_file, save and load and their internals, storages backed by a file or
+# by shared memory), and TorchScript, whose compilers, tracer and loaders make code that reaches
+# aten::save by name. aten::from_file itself also gets a kernel that refuses (_refuse_operator), so
+# that no way of dispatching it (torch.ops, the boxed dispatcher) reads a file. numpy's fromfile,
+# tofile, load, save and memmap open their files through Python's open: the hook sees them.
+_TORCH_FILE_IO = {
+    "torch": ("from_file", "save", "load"),
+    "torch.serialization": ("save", "load", "_open_file", "_open_file_like", "_open_zipfile_writer",
+                            "_open_zipfile_writer_file", "_open_zipfile_reader"),
+    "torch.jit": ("save", "load"),
+    "torch._C": (
+        "PyTorchFileWriter", "PyTorchFileReader", "_gds_load_storage", "_gds_save_storage",
+        "_jit_script_compile", "_jit_script_compile_overload", "_jit_script_class_compile",
+        "_jit_script_interface_compile", "CompilationUnit", "parse_ir",
+        "_create_function_from_graph", "_jit_interpret_graph", "_create_function_from_trace",
+        "_create_function_from_trace_with_dict", "_jit_trace_module", "import_ir_module",
+        "import_ir_module_from_buffer", "_import_ir_module_from_package",
+        "_load_for_lite_interpreter", "_load_for_lite_interpreter_from_buffer",
+        "_load_jit_module_from_file", "_load_jit_module_from_bytes",
+        "_load_mobile_module_from_file", "_load_mobile_module_from_bytes", "_save_jit_module",
+        "_save_mobile_module", "_save_parameters", "_backport_for_mobile",
+        "_backport_for_mobile_from_buffer", "_get_model_extra_files",
+        "_get_mobile_model_contained_types"),
+    "torch._C._VariableFunctionsClass": ("from_file",),
+    "torch._C.StorageBase": ("from_file", "_new_with_file", "_set_from_file", "_write_file",
+                             "_share_filename_cpu_", "_new_shared_filename_cpu",
+                             "_new_using_filename_cpu", "_share_fd_cpu_", "_new_shared_fd_cpu",
+                             "_new_using_fd_cpu"),
+    "torch.storage.UntypedStorage": ("share_memory_", "_share_fd_cpu_", "_share_filename_cpu_"),
+    "torch.storage.TypedStorage": ("from_file", "share_memory_", "_share_memory_", "_new_shared",
+                                   "_share_filename_cpu_", "_share_fd_cpu_"),
+    "torch.Tensor": ("share_memory_",),
+    "torch.nn.Module": ("share_memory",),
+    "torch._C.CompilationUnit": ("define", "create_function"),
+    "torch._C.ConcreteModuleType": ("_create_methods_and_properties",),
+    "torch._C.ScriptModule": ("_define", "_create_method_from_trace",
+                              "_create_method_from_trace_with_dict", "save", "_save_for_mobile"),
+    "torch._C.ScriptFunction": ("save",),
+}
+_FILE_OPERATORS = ("from_file", "from_file.out")  # aten's operators that open a file by name
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _DEVICES = {os.devnull, "/dev/urandom", "/dev/zero"}
 
@@ -61,10 +107,16 @@ def _refused(path=None):
 def read_roots(package_dir):
     """What a worker may read and list: Python, its packages, and the submission's folder."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
-             os.path.dirname(os.__file__), package_dir}
+             *_import_path(), os.path.dirname(os.__file__), package_dir}
     user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
     return sorted({os.path.normcase(os.path.realpath(r)) for r in roots | {user_site}
                    if r and os.path.isdir(r)})
+
+
+def _import_path():
+    """The folders on sys.path (the repository is off it by now): with -S, the site-packages the
+    judge gave (zygote.SITE_PACKAGES), which site.getsitepackages() misses in a venv of Python 3.10."""
+    return [p for p in sys.path if os.path.isabs(p)]
 
 
 def _private_realpath():
@@ -148,8 +200,32 @@ def put_up(package_dir):
         except (OSError, TypeError, ValueError):
             return False
 
+    def refuse(*args, **kwargs):
+        raise refusal()
+
+    # Before the hook (which refuses ctypes and gc's views of objects, both needed here): what
+    # raises no audit event is made unreachable. `replaced`: id → (original, replacement).
+    replaced = {}
+    for module_name, names in _UNAUDITED.items():
+        module = sys.modules.get(module_name)
+        for name in names if module is not None else ():
+            _replace(module, name, refuse, replaced)
+    # (all found first: torch._C.CompilationUnit is replaced, and its methods too)
+    owners = [(_loaded(path), names) for path, names in _TORCH_FILE_IO.items()] \
+        if "torch" in sys.modules else []
+    for owner, names in owners:
+        for name in names if owner is not None else ():
+            _replace(owner, name, refuse, replaced)
+    # …and wherever a loaded module keeps them under its own name (subprocess._fork_exec,
+    # torch.jit.CompilationUnit).
+    for module in list(sys.modules.values()):
+        for name, value in list(getattr(module, "__dict__", {}).items()):
+            if id(value) in replaced and replaced[id(value)][0] is value:
+                setattr(module, name, replaced[id(value)][1])
+    held = _refuse_operator(refuse)  # kept alive by the hook alone: nothing else can reach it
+
     def hook(event, args):
-        if event in refused:
+        if event in refused or held is None:  # (`held` is never None: the hook keeps it alive)
             raise refusal()
         if event == "open":
             path, mode, flags = (tuple_(args) + (None, None, None))[:3]
@@ -168,23 +244,53 @@ def put_up(package_dir):
                 raise refusal()
 
     sys.addaudithook(hook)
-
-    def refuse(*args, **kwargs):
-        raise refusal()
-
-    originals = []
-    for module_name, names in _UNAUDITED.items():
-        module = sys.modules.get(module_name)
-        for name in names if module is not None else ():
-            if hasattr(module, name):
-                originals.append(getattr(module, name))
-                setattr(module, name, refuse)
-    # …and wherever a loaded module keeps them under its own name (subprocess._fork_exec).
-    for module in list(sys.modules.values()):
-        for name, value in list(getattr(module, "__dict__", {}).items()):
-            if any_(value is original for original in originals):
-                setattr(module, name, refuse)
     return f"audit hook (reads: {len(roots)} folders)"
+
+
+def _loaded(path):
+    """The loaded module, or the class in one, at a dotted path; None when not loaded."""
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        owner = sys.modules.get(".".join(parts[:cut]))
+        if owner is not None:
+            for part in parts[cut:]:
+                owner = getattr(owner, part, None)
+            return owner
+    return None
+
+
+def _replace(owner, name, replacement, replaced):
+    """owner.name = replacement, recorded in `replaced`, even where owner is a class written in C
+    (immutable from Python): then its own dict is changed, and the type cache told."""
+    original = vars(owner).get(name)
+    if original is None:
+        return
+    replaced[id(original)] = (original, replacement)
+    try:
+        setattr(owner, name, replacement)
+    except TypeError:
+        import ctypes
+        import gc
+        gc.get_referents(vars(owner))[0][name] = replacement  # the dict behind the mappingproxy
+        ctypes.pythonapi.PyType_Modified(ctypes.py_object(owner))
+
+
+def _refuse_operator(refuse):
+    """aten's operators that open a file get a kernel that refuses, for every dispatch key that
+    had one: no way of dispatching them reaches the file. Returns the registration, which lasts as
+    long as it is referenced (its holder could reset it: the hook alone holds it)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return ()
+    import warnings
+    library = torch._C._dispatch_library("IMPL", "aten", "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": meant
+        for operator in _FILE_OPERATORS:
+            for key in ("BackendSelect", "CPU"):
+                if torch._C._dispatch_has_kernel_for_dispatch_key("aten::" + operator, key):
+                    library.impl(operator, key, refuse, False)
+    return library
 
 
 def limit_resources(memory_bytes, file_bytes):

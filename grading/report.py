@@ -197,6 +197,8 @@ def gradescope(grade, lang="en"):
             "output": f"{grade.score:g}/{grade.max_score:g} · seed {grade.seed}"
                       + (f" · {grade.isolation[1 if lang == 'en' else 0]}"
                          if grade.isolation else ""),
+            # Which walls graded, for whoever reads the grade later (Gradescope keeps extra_data).
+            "extra_data": {"isolation": grade.isolation[1] if grade.isolation else ""},
             "tests": tests}
 
 

@@ -62,6 +62,7 @@ def read_roots(package_dir, writable=None):
     process's /proc/PID/environ or cmdline, and every ancestor's environment may hold CI secrets.
     Not /dev either (terminals, /dev/shm, disks): only the files DEVICES names."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
+             *(p for p in sys.path if os.path.isabs(p)),  # with -S, the judge's site-packages
              "/usr", "/lib", "/lib64", "/bin", "/etc", "/sys",
              str(package_dir), str(writable or "")}
     return sorted(r for r in roots if r and os.path.exists(r))

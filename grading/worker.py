@@ -10,8 +10,9 @@ the judge's tensors, a vector-Jacobian product, the record of one call's operati
 concludes, it concludes from what came back.
 
 This file imports nothing of tests/, the test kit or the solutions.
-Run as a script by grading.zygote: python -I grading/worker.py ROOT CONTROL_FD[,FD…]
-or by grading.portable:            python -I grading/worker.py --portable ADDRESS ROOT [--tripwire]
+Run as a script by grading.zygote: python -I -S grading/worker.py ROOT CONTROL_FD[,FD…]
+or by grading.portable:            python -I -S grading/worker.py --portable ADDRESS ROOT [--tripwire]
+(-S: no site module, so no .pth file or sitecustomize runs; see zygote.WORKER_PYTHON.)
 """
 import gc
 import importlib
@@ -450,6 +451,9 @@ def portable_main(address, root, tripwire):
             protocol.send(sock, {"ready": True, "output": output.read_new(), "walls": walls})
         if not _serve_requests(sock, module, package_dir, output):
             os._exit(0)
+        # The submission's folder entered the import cache with its first import: each exercise
+        # starts without it, as in a fork (a finder left there by this one is gone with it).
+        sys.path_importer_cache.pop(package_dir, None)
         clean = _interpreter_state() == before
         protocol.send(sock, {"clean": clean})
         if not clean:
@@ -479,13 +483,17 @@ def _interpreter_state():
                  for ns in namespaces)
     modules = tuple(sorted((n, id(m)) for n, m in sys.modules.items()
                            if n.split(".")[0] != SUBMISSION_PACKAGE))
+    # What decides the next import, item by item: vars(sys) above holds only the lists' identity,
+    # and a finder put on sys.meta_path would decide what the next exercise's module is.
+    importing = (tuple(map(id, sys.meta_path)), tuple(map(id, sys.path_hooks)), tuple(sys.path),
+                 tuple(sorted((str(k), id(v)) for k, v in sys.path_importer_cache.items())))
     settings = (torch.get_default_dtype(), torch.is_grad_enabled(), torch.get_num_threads(),
                 torch.are_deterministic_algorithms_enabled(), torch.is_inference_mode_enabled(),
                 torch._C._len_torch_function_stack(), torch._C._len_torch_dispatch_stack(),
                 sys.gettrace(), sys.getprofile(), sys.getrecursionlimit(),
                 threading.active_count(), _thread._count(), len(gc.callbacks), gc.isenabled(),
                 os.getcwd())
-    return hash((held, modules, settings))
+    return hash((held, modules, importing, settings))
 
 
 class _PortableOutput:
@@ -624,7 +632,20 @@ def _close_other_files(keep):
                 pass
 
 
+def _add_site_packages():
+    """Started with -S: the judge's site-packages folders on the path, and the builtins the site
+    module would add (exit, quit, help: a learner may call them), without reading any .pth file."""
+    import site
+    for folder in os.environ.get("GRADER_SITE_PACKAGES", "").split(os.pathsep):
+        if folder and os.path.isdir(folder) and folder not in sys.path:
+            sys.path.append(folder)
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
+
+
 if __name__ == "__main__":
+    _add_site_packages()
     if sys.argv[1] == "--portable":
         portable_main(sys.argv[2], sys.argv[3], "--tripwire" in sys.argv[4:])
     else:

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import signal
+import site
 import socket
 import subprocess
 import sys
@@ -21,11 +22,21 @@ class GradingError(Exception):
     """Grading itself could not run (not the submission's fault)."""
 
 
+# How a worker's Python starts (the zygote's, and the portable backend's): -I, isolated from the
+# caller's environment and folders; -S, no site module, so no .pth file, sitecustomize or
+# usercustomize runs in it (a .pth a submission managed to write would run, before the walls, in
+# every later worker). The site-packages folders come in SITE_PACKAGES instead (worker.py puts them
+# on sys.path, their .pth files unread): this Python's, as the judge found them (in a venv too).
+WORKER_PYTHON = (sys.executable, "-I", "-S")
+SITE_PACKAGES = "GRADER_SITE_PACKAGES"
+
+
 def minimal_environment(home):
     """The worker sees no variable of the caller's (no CI tokens): only these."""
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
             "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+            "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
+            SITE_PACKAGES: os.pathsep.join(site.getsitepackages())}
 
 
 class Zygote:
@@ -51,7 +62,7 @@ class Zygote:
         self.log_path = os.path.join(self.tmp, "zygote.log")
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-I", str(WORKER_SCRIPT), str(root),
+                [*WORKER_PYTHON, str(WORKER_SCRIPT), str(root),
                  ",".join(map(str, child_fds))],
                 pass_fds=child_fds, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                 env=minimal_environment(self.tmp), cwd=self.tmp)

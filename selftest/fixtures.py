@@ -541,7 +541,10 @@ def mistake_id(mistake):
 # twin-X, or honest points fixed in test_attacks.HONEST.
 SHARED_TWINS = {
     **dict.fromkeys(["attack-ex5-portable_fork_exec", "attack-ex5-portable_walls_global",
-                     "attack-ex5-portable_dirfd"], "twin-ex5-no_mask"),
+                     "attack-ex5-portable_dirfd", "attack-ex5-portable_from_file",
+                     "attack-ex5-portable_torchscript", "attack-ex5-portable_write_rows",
+                     "attack-ex5-portable_pth", "attack-ex5-portable_meta_path"],
+                    "twin-ex5-no_mask"),
     "attack-ex5-count_reply_int": "twin-ex5-right",
     **dict.fromkeys(["attack-ex5-forged_deep", "attack-ex5-forged_frames", "attack-ex5-forged_huge",
                      "attack-ex5-forged_internal", "attack-ex5-sdpa_weights"], "twin-ex5-right"),
