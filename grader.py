@@ -268,15 +268,24 @@ def run(args, folder, exercises, zygote):
     return (0 if result.score >= pass_mark else 1), results
 
 
-def watch(zygote, folder, seed, timeout, result, command, lang):
-    """Show the grade; on each save of an ex*.py, regrade that exercise and show it again."""
+def watch(zygote, folder, seed, timeout, result, command, lang, poll=0.3):
+    """Show the grade; whenever ex*.py files change, regrade every one of them (however many
+    changed within one poll: an editor's Save All, git checkout) and show it again."""
     from grading import report
     from grading.session import grade
 
-    def mtimes():
-        return {p.stem: p.stat().st_mtime for p in folder.glob("ex*.py") if p.stem in EXERCISES}
+    def stamps():  # size and mtime in ns: two saves within a second differ, a rewrite too
+        found = {}
+        for path in folder.glob("ex*.py"):
+            try:
+                info = path.stat()
+            except OSError:  # gone between the listing and the look
+                continue
+            if path.stem in EXERCISES:
+                found[path.stem] = (info.st_mtime_ns, info.st_size)
+        return found
 
-    seen = mtimes()
+    seen = stamps()
     while True:
         print("\033[2J\033[H", end="")  # clear the screen
         print(report.text(result, command, lang, watching=True))
@@ -284,17 +293,17 @@ def watch(zygote, folder, seed, timeout, result, command, lang):
                  f"\n Watching {folder}/: save a file to regrade it; Ctrl-C to quit").render(lang),
               flush=True)  # a whole screen, even into a pipe
         while True:
-            time.sleep(0.3)
-            now = mtimes()
-            changed = sorted((name for name in now if now[name] != seen.get(name)),
-                             key=lambda name: -now[name])
+            time.sleep(poll)
+            now = stamps()
+            # every exercise whose file changed, appeared or went since the last grade
+            changed = [name for name in EXERCISES if now.get(name) != seen.get(name)]
             if changed:
-                seen = now
+                seen = now  # taken before grading: a save during grading shows on the next poll
                 break
-        fresh = grade(zygote, folder, seed, [changed[0]], call_timeout=timeout)
-        result.exercises = [fresh.exercises[0] if ex.exercise == changed[0] else ex
-                            for ex in result.exercises]
-        result.seconds = fresh.seconds
+        regraded = grade(zygote, folder, seed, changed, call_timeout=timeout)
+        fresh = {ex.exercise: ex for ex in regraded.exercises}
+        result.exercises = [fresh.get(ex.exercise, ex) for ex in result.exercises]
+        result.seconds = regraded.seconds
 
 
 class PipeSafe:

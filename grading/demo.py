@@ -6,6 +6,8 @@ from grading.demo_training import (  # noqa: F401  (the corpus's facts: the repo
     LR, MAX_LENGTH, N_EMBD, NAMED, PAD, STEPS, SUBJECTS, TIMES, TRAIN, VALIDATION, VOCAB,
     Attention, Averaging, Bigram, encode, evaluate, floor_nats, generate, heatmap_sentence, parse,
     right, run, sentences, train)
+import torch
+
 from grading.i18n import Bi
 
 

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from fixtures import MISTAKES, SOLUTIONS, fixture_dirs, materialise_files, materialise_mistake
+from fixtures import MISTAKES, SOLUTIONS, materialise_mistake
 from grading import source_check
 from grading.source_check import LIMIT, loops_in
 
@@ -71,11 +71,9 @@ def test_solutions_and_stubs_have_neither(folder):
         assert loops(folder, module) == []
 
 
-@pytest.mark.parametrize("fixture", fixture_dirs("fair"), ids=lambda p: p.name)
-def test_fair_submissions_have_neither(tmp_path, fixture):
-    materialise_files(fixture, tmp_path / "fair")
-    for module in ENTRIES:
-        assert loops(tmp_path / "fair", module) == []
+# (Right answers in other styles are not read here: the reader is asked only once a verified record
+# has shown a loop, so what it might make of a right answer is never shown. test_fixtures grades
+# every fair fixture at full marks with no diagnosis.)
 
 
 def test_the_catalogued_mistakes(tmp_path):
