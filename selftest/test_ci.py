@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -104,7 +105,7 @@ def test_changes_outside_exercises_are_reported(tmp_path):
     env, _, output = actions_environment(tmp_path)
     done = subprocess.run(["bash", str(script), base], cwd=repo, env=env, capture_output=True,
                           text=True, check=True)
-    assert "::error" not in done.stdout and output.read_text() == "outside=false\n"
+    assert "::error" not in done.stdout and output.read_text() == "outside=false\nfiles=\n"
     (repo / "tests" / "test_ex1_embedding.py").write_text("b = 2\n")
     (repo / "grader.py").write_text("print('full marks')\n")
     git(repo, "add", ".")
@@ -115,7 +116,8 @@ def test_changes_outside_exercises_are_reported(tmp_path):
     assert done.stdout.startswith("::error title=Changes outside exercises/::")
     assert "grader.py" in done.stdout and "tests/test_ex1_embedding.py" in done.stdout
     assert "ex1_embedding" not in done.stdout.replace("tests/test_ex1_embedding.py", "")
-    assert output.read_text() == "outside=true\n"
+    assert output.read_text() == \
+        "outside=true\nfiles=grader.py tests/test_ex1_embedding.py\n"
 
 
 def test_grade_workflow_takes_the_grading_code_from_the_base_branch():
@@ -124,3 +126,23 @@ def test_grade_workflow_takes_the_grading_code_from_the_base_branch():
     assert "bash .github/scripts/grade.sh" in text and "working-directory: grader" in text
     assert "bash ../grader/.github/scripts/outside-exercises.sh" in text
     assert "-name 'ex*.py'" in text  # only the learner's exercise files cross over
+
+
+def test_the_summary_says_what_the_check_says_for_changes_outside_exercises(tmp_path):
+    """Full marks, but the pull request changes files outside exercises/ (the workflow hands
+    their names to the grading step): the step fails, and its job summary says ❌ and why, not
+    ✅ 100/100."""
+    env, summary, _ = actions_environment(
+        tmp_path, GRADER_CHANGES_OUTSIDE="grader.py tests/test_ex1_embedding.py")
+    done = subprocess.run([sys.executable, str(ROOT / "grader.py"), "--solutions", "--lang", "en"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "outside exercises/ (grader.py tests/test_ex1_embedding.py)" in done.stderr
+    table = summary.read_text()
+    assert "100/100 (pass mark 100) ❌" in table and "✅" not in table, table
+    assert "**This check fails**, whatever the points" in table
+    assert "outside exercises/ (grader.py tests/test_ex1_embedding.py)" in table
+    env, summary, _ = actions_environment(tmp_path, GRADER_CHANGES_OUTSIDE="")
+    done = subprocess.run([sys.executable, str(ROOT / "grader.py"), "--solutions", "--lang", "en"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "100/100 (pass mark 100) ✅" in summary.read_text()
