@@ -1,5 +1,6 @@
-"""The student copy: no solution and no fixture in it, it works on its own (public checks locally,
-the hidden ones explained), and its workflow fetches the solutions from the private repository."""
+"""The student copy: no solution, no fixture and no credential in it; it works on its own (public
+checks, labelled as not the grade) and never passes for a grade in CI or with --json; its workflow
+gives feedback and holds no secret."""
 import json
 import os
 import shutil
@@ -101,13 +102,38 @@ def test_without_the_solutions_no_grading_mode_exits_0(student_copy, tmp_path):
     assert check.returncode == 2 and "instructor's tool" in check.stderr
 
 
-def test_its_workflow_fetches_the_solutions_and_names_what_is_missing(student_copy):
-    text = (student_copy / ".github" / "workflows" / "grade.yml").read_text()
-    assert "repository: ${{ vars.SOLUTIONS_REPO }}" in text
-    assert "token: ${{ secrets.SOLUTIONS_TOKEN }}" in text
-    assert "Missing $missing" in text
-    assert text.index("The solutions, from") < text.index("name: Grade")
-    assert not (student_copy / ".github" / "workflows" / "check.yml").exists()
+def test_its_workflow_gives_feedback_and_holds_no_credential(student_copy):
+    """The student copy's only workflow uses no secret and fetches nothing: the solutions never
+    come near a workflow a student can edit; it grades the pull request's exercises/ with the base
+    branch's grader and hands the changes outside exercises/ to the grading step."""
+    assert [p.name for p in (student_copy / ".github" / "workflows").iterdir()] == ["feedback.yml"]
+    text = (student_copy / ".github" / "workflows" / "feedback.yml").read_text()
+    assert "secrets." not in text and "SOLUTIONS" not in text and "token:" not in text
+    assert "NOT the grade" in text and "not the grade" in text
+    assert "ref: ${{ github.event.pull_request.base.sha || github.sha }}\n          path: grader" \
+        in text
+    assert "bash .github/scripts/grade.sh" in text and "working-directory: grader" in text
+    assert "GRADER_CHANGES_OUTSIDE: ${{ steps.changed.outputs.files }}" in text
+    assert "-name 'ex*.py'" in text  # only the learner's exercise files cross over
+    assert sorted(p.name for p in (student_copy / ".github" / "scripts").iterdir()) == \
+        ["grade.sh", "outside-exercises.sh"]
+
+
+def test_a_virtual_environment_is_ignored_and_explained(student_copy):
+    """`git add -A` in the student copy takes in no virtual environment, cache or results.json;
+    its README, in both languages, makes a venv first (Debian 12 / Ubuntu 24.04 refuse system
+    installs and may have no `python`)."""
+    ignored = (student_copy / ".gitignore").read_text().splitlines()
+    for pattern in (".venv/", "venv/", "__pycache__/", "results.json"):
+        assert pattern in ignored, pattern
+    readme = (student_copy / "README.md").read_text()
+    english = readme[readme.index("# Self-attention exercises"):]
+    chinese = readme[:readme.index("# Self-attention exercises")]
+    for text in (chinese, english):
+        assert "python3 -m venv .venv" in text and ". .venv/bin/activate" in text
+        assert ".venv\\Scripts\\activate" in text and "externally-managed-environment" in text
+        assert "Debian 12" in text and "Ubuntu 24.04" in text
+        assert text.index("python3 -m venv") < text.index("pip install -r requirements.txt")
 
 
 def test_release_refuses_an_existing_folder(tmp_path):
