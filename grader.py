@@ -13,7 +13,8 @@
     python grader.py --check --full  also the grader's own machinery, as CI runs it (a few minutes)
     python grader.py --batch DIR --csv grades.csv   a class's gradebook, one subfolder each
     python grader.py release OUT     the student copy: no solutions, no fixtures
-    python grader.py gradescope OUT.zip   the Gradescope autograder (holds the solutions)
+    python grader.py gradescope OUT.zip [--lang en] [--hidden-visibility after_due_date]
+                                     the Gradescope autograder (holds the solutions)
     python grader.py demo            train a tiny model with your head and see where it attends
 
 Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run.
@@ -84,11 +85,9 @@ def parse(argv):
         args = parser.parse_args([])
         args.release, args.hint, args.demo = argv[1], False, False
         return args
-    if argv and argv[0] == "gradescope":
-        if len(argv) != 2:
-            parser.error("gradescope needs one file: python grader.py gradescope OUT.zip")
+    if argv and argv[0] == "gradescope":  # its options are its own: grading/gradescope.py
         args = parser.parse_args([])
-        args.gradescope, args.release, args.hint, args.demo = argv[1], None, False, False
+        args.gradescope, args.release, args.hint, args.demo = argv[1:], None, False, False
         return args
     if argv and argv[0] == "hint":
         args = parser.parse_args(argv[1:])
@@ -135,9 +134,9 @@ def main(argv=None):
             return USAGE_ERROR
         from grading.check import check
         return check(full=args.full)
-    if getattr(args, "gradescope", None):
+    if getattr(args, "gradescope", None) is not None:
         from grading.gradescope import main as gradescope
-        return gradescope([args.gradescope])
+        return gradescope(args.gradescope)
     if args.release:
         from grading.release import release
         try:

@@ -191,15 +191,26 @@ def not_graded(grade):
               "public checks. Grades come only from where the course grades, with the solutions.")
 
 
+def diagnosis_test(exercise):
+    """The test whose output carries the exercise's diagnosis in results.json: a hidden one (its
+    first failing hidden check, else its first hidden check), since a diagnosis is found by
+    comparing outputs with the solution's, and Gradescope shows hidden tests only when the course
+    says so; an exercise without hidden checks, its first failure."""
+    hidden = [r for r in exercise.results if r.kind == "hidden"]
+    return next((r for r in hidden if r.status not in ("passed", "skipped")),
+                hidden[0] if hidden else exercise.first_failure)
+
+
 def gradescope(grade, lang="en"):
     """Gradescope's results.json: every test named after its exercise's file stem."""
     tests = []
     for ex in grade.exercises:
+        told = diagnosis_test(ex)
         for r in ex.results:
             output = _message(r, lang)
             if r.frames:
                 output += "\n" + "\n".join(f"{f}:{line}: {src}" for f, line, _, src in _frames(r))
-            if ex.diagnosis is not None and r is ex.first_failure:
+            if ex.diagnosis is not None and r is told:
                 output += "\n→ " + inert(ex.diagnosis.text.render(lang))
             if r.output and r.status != "passed":
                 output += "\n" + Bi("你的代码打印了：", "Your code printed:").render(lang) + "\n" \
