@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures import (MISTAKES, SOLUTIONS, exercise_of_fixture, fixture_dirs, materialise_files,
-                      materialise_together, mistake_id, one_per_exercise)
+from fixtures import (MISTAKES, SOLUTIONS, StaleMistake, exercise_of_fixture, fixture_dirs,
+                      materialise_files, materialise_together, mistake_id, one_per_exercise)
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = random.randrange(1, 1 << 31)  # fresh inputs every check, printed for replay
@@ -121,8 +121,18 @@ def pytest_addoption(parser):
 
 
 def pytest_sessionstart(session):
-    """Lay out every submission and start grading it in a temporary copy of the repository."""
+    """Lay out every submission and start grading it in a temporary copy of the repository; a
+    known mistake that no longer applies to its solution stops the session with one message
+    that names both (not a pytest INTERNALERROR)."""
+    try:
+        lay_out_and_start(session)
+    except StaleMistake as stale:
+        pytest.exit(f"selftest: {stale}", returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+def lay_out_and_start(session):
     base = Path(tempfile.mkdtemp(prefix="grader-selftest-"))
+    _batch["base"] = base  # removed at the end of the session, whatever happens
     copy = copy_repository(base / "repository")
     folder = base / "submissions"
     folder.mkdir()
