@@ -13,7 +13,8 @@
     python grader.py --check --full  also the grader's own machinery, as CI runs it (a few minutes)
     python grader.py --batch DIR --csv grades.csv   a class's gradebook, one subfolder each
     python grader.py release OUT     the student copy: no solutions, no fixtures
-    python grader.py gradescope OUT.zip   the Gradescope autograder (holds the solutions)
+    python grader.py gradescope OUT.zip [--lang en] [--hidden-visibility after_due_date]
+                                     the Gradescope autograder (holds the solutions)
     python grader.py demo            train a tiny model with your head and see where it attends
 
 Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run.
@@ -27,7 +28,7 @@ import time
 from pathlib import Path
 
 from grading.i18n import LANGUAGES, Bi, default_language
-from grading.inert import inert
+from grading.inert import inert, inert_line
 from grading.session import EXERCISE_BUDGET, EXERCISES, EXERCISES_DIR, ROOT, SOLUTIONS
 
 USAGE_ERROR = 2
@@ -84,11 +85,9 @@ def parse(argv):
         args = parser.parse_args([])
         args.release, args.hint, args.demo = argv[1], False, False
         return args
-    if argv and argv[0] == "gradescope":
-        if len(argv) != 2:
-            parser.error("gradescope needs one file: python grader.py gradescope OUT.zip")
+    if argv and argv[0] == "gradescope":  # its options are its own: grading/gradescope.py
         args = parser.parse_args([])
-        args.gradescope, args.release, args.hint, args.demo = argv[1], None, False, False
+        args.gradescope, args.release, args.hint, args.demo = argv[1:], None, False, False
         return args
     if argv and argv[0] == "hint":
         args = parser.parse_args(argv[1:])
@@ -135,9 +134,9 @@ def main(argv=None):
             return USAGE_ERROR
         from grading.check import check
         return check(full=args.full)
-    if getattr(args, "gradescope", None):
+    if getattr(args, "gradescope", None) is not None:
         from grading.gradescope import main as gradescope
-        return gradescope([args.gradescope])
+        return gradescope(args.gradescope)
     if args.release:
         from grading.release import release
         try:
@@ -145,8 +144,10 @@ def main(argv=None):
         except (ValueError, OSError) as error:
             print(f"grader.py: {error}", file=sys.stderr)
             return USAGE_ERROR
-        print(f"Student copy written to {out}: no solutions/, no selftest/. Publish it (e.g. as a "
-              "GitHub Classroom template) and set SOLUTIONS_REPO and SOLUTIONS_TOKEN there.")
+        print(f"Student copy written to {out}: no solutions/, no selftest/, no secret. Publish it "
+              "(e.g. as a GitHub Classroom template); its CI gives feedback on the public checks "
+              "only. Grade in this, the course's private repository (.github/workflows/grade.yml) "
+              "or on Gradescope: README, 'The course, end to end'.")
         return 0
     try:
         if args.hint:
@@ -257,15 +258,44 @@ def run(args, folder, exercises, zygote):
     print(report.github_log(shown) if actions else shown)
     results = report.gradescope(result, args.lang) if args.json else None
     pass_mark = result.max_score if args.pass_mark is None else args.pass_mark
+    blockers = not_a_pass(result, args, actions)
     if actions:  # a job summary and annotations
         print("\n".join(report.github_annotations(result, args.lang)))
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
             with open(summary, "a", encoding="utf-8") as f:
-                f.write(report.github_summary(result, pass_mark, args.lang))
+                f.write(report.github_summary(result, pass_mark, args.lang, blockers))
+    for blocker in blockers:  # why the exit status is not 0, whatever the points
+        print("grader.py:" + blocker.render(args.lang), file=sys.stderr)
     if result.grading_errors:
         return USAGE_ERROR, results
-    return (0 if result.score >= pass_mark else 1), results
+    return (0 if result.score >= pass_mark and not blockers else 1), results
+
+
+def grading_mode(args, actions):
+    """Whether this run may be taken for a grade: in CI (GitHub Actions, or any CI that sets
+    CI=true) or when it writes results.json (Gradescope's format, what a course imports)."""
+    ci = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+    return actions or ci or bool(args.json)
+
+
+def not_a_pass(result, args, actions):
+    """Why this run must not exit 0 whatever its points (Bi texts, each starting with a space):
+    the hidden checks did not run (no solutions here) in a run that may be taken for a grade;
+    the workflow reports changes outside exercises/ (GRADER_CHANGES_OUTSIDE, set by the CI step
+    from .github/scripts/outside-exercises.sh)."""
+    from grading import report
+    blockers = []
+    if result.hidden_points and grading_mode(args, actions):
+        blockers.append(report.not_graded(result) + Bi(
+            " 在 CI 里、或写出 results.json 时，这样的运行不会以 0 退出。",
+            " In CI, or writing results.json, such a run never exits 0."))
+    outside = inert_line(os.environ.get("GRADER_CHANGES_OUTSIDE", "")).strip()
+    if outside:
+        blockers.append(Bi(f" 这次改动了 exercises/ 以外的文件（{outside}）：它们不会被评分，去掉之前检查不会通过。",
+                           f" This change touches files outside exercises/ ({outside}): they are "
+                           "not graded, and the check fails until they are removed."))
+    return blockers
 
 
 def watch(zygote, folder, seed, timeout, result, command, lang, poll=0.3):

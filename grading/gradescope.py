@@ -4,8 +4,12 @@ The zip holds, at its top level, what Gradescope's autograder specification asks
 
     setup.sh         run once, as root, while Gradescope builds the image (Ubuntu): Python
                      3.10 to 3.13 with venv and pip (apt-get when missing), then
-                     $AUTOGRADER_ROOT/venv with requirements.txt, torch's CPU build
+                     $AUTOGRADER_ROOT/venv with torch's CPU build, from PyTorch's CPU index
+                     alone (when that index cannot be reached, setup.sh stops with a message
+                     rather than take PyPI's CUDA build), then the rest of requirements.txt
     run_autograder   run for every submission: `python3 -m grading.gradescope run` in grader/
+    settings.json    what was chosen when the bundle was made: {"lang": "zh" | "en",
+                     "hidden_visibility": "after_published" | "after_due_date" | "hidden"}
     grader/          the grading repository: grader.py, pytest.ini, requirements.txt, grading/,
                      tests/, solutions/ and exercises/ (no selftest/, no .git, no __pycache__);
                      with the solutions in it, the zip stays with the course staff
@@ -20,7 +24,11 @@ or a folder such as exercises/; when a name is there twice the shallowest copy c
 with `grader.py --submission TMP --json …/results.json` and the solutions of this copy, and adds to
 results.json a top-level "output" naming the files that were missing (their exercise scores 0, with
 the grader's own "… is missing from the submission") and the files that were ignored. The report's
-language is zh, the lesson's, unless $GRADER_LANG says en. When grading could not run (grader exit
+language is the bundle's (`--lang`, default zh, the lesson's; $GRADER_LANG overrides it, for
+trying a bundle by hand: Gradescope sets none). The hidden checks compare with the solutions: their
+tests get the bundle's visibility (`--hidden-visibility`, default after_published: shown once the
+grades are published), and the likely cause of a mistake, found by those comparisons, is told in
+a hidden test's output, never in a visible one. When grading could not run (grader exit
 status 2, or no results.json), results.json still says so: score 0, and an output that asks the
 learner to contact the course staff, with the end of the grader's stderr. When only some tests met
 an error of the grader itself (exit status 2 with a results.json whose tests say so), those tests
@@ -46,7 +54,11 @@ FOLDER = "grader"  # the repository's copy inside the zip, so /autograder/source
 SHIPPED = ("grader.py", "pytest.ini", "requirements.txt", "grading", "tests", "solutions",
            "exercises")
 DEFAULT_ROOT = "/autograder"
-DEFAULT_LANG = "zh"  # the lesson's language; GRADER_LANG=en for English
+DEFAULT_LANG = "zh"  # the lesson's language; `--lang en` when making the bundle for English
+SETTINGS = "settings.json"  # beside setup.sh: the bundle's choices (see the docstring)
+# Gradescope's test visibilities that keep a test from students until then (never "visible").
+HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
+DEFAULT_HIDDEN_VISIBILITY = "after_published"
 GRADER_TIMEOUT = 480  # seconds for the whole grading: below Gradescope's default limit of 10 min
 LISTED = 20  # ignored files named in the output; the rest are counted
 STDERR_TAIL = 3000  # characters of the grader's stderr shown when grading failed
@@ -89,8 +101,21 @@ fi
 
 "$python" -m venv "$root/venv"
 "$root/venv/bin/python" -m pip install --no-cache-dir --upgrade pip
+# torch first, from PyTorch's CPU index alone: with PyPI beside it, an unreachable CPU index would
+# make pip take PyPI's torch, the CUDA build (several GB), without a word.
+torch_pin="$(grep -E '^torch==' "$here/{FOLDER}/requirements.txt")"
+if ! "$root/venv/bin/python" -m pip install --no-cache-dir --index-url {CPU_INDEX} "$torch_pin"; then
+  echo "setup.sh: could not install $torch_pin, the CPU build, from {CPU_INDEX}" >&2
+  echo "setup.sh: (is the index reachable from here?). Stopping rather than installing PyPI's" >&2
+  echo "setup.sh: CUDA build. Try again (Update Autograder), or check the network." >&2
+  exit 1
+fi
 "$root/venv/bin/python" -m pip install --no-cache-dir -r "$here/{FOLDER}/requirements.txt" \\
   --extra-index-url {CPU_INDEX}
+if ! "$root/venv/bin/python" -c 'import sys, torch; sys.exit(torch.version.cuda is not None)'; then
+  echo "setup.sh: the torch installed is a CUDA build, not the CPU build: stopping." >&2
+  exit 1
+fi
 "$root/venv/bin/python" -c 'import numpy, pytest, torch; print("torch", torch.__version__)'
 """
 
@@ -148,8 +173,11 @@ def _entry(name, mode):
     return info
 
 
-def write_bundle(out_zip):
+def write_bundle(out_zip, lang=DEFAULT_LANG, hidden_visibility=DEFAULT_HIDDEN_VISIBILITY):
     """Write the autograder zip to `out_zip` (replacing it) and return its path."""
+    if lang not in LANGUAGES or hidden_visibility not in HIDDEN_VISIBILITIES:
+        raise ValueError(f"no such setting: lang {lang!r}, hidden visibility {hidden_visibility!r}")
+    settings = json.dumps({"lang": lang, "hidden_visibility": hidden_visibility}, indent=2) + "\n"
     out = Path(out_zip)
     files = [(name, path) for name, path in _shipped_files()
              if path.resolve() != out.resolve()]
@@ -159,6 +187,7 @@ def write_bundle(out_zip):
         with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w") as bundle:
             bundle.writestr(_entry("setup.sh", 0o755), SETUP_SH)
             bundle.writestr(_entry("run_autograder", 0o755), RUN_AUTOGRADER)
+            bundle.writestr(_entry(SETTINGS, 0o644), settings)
             for name, path in files:
                 bundle.writestr(_entry(name, 0o755 if os.access(path, os.X_OK) else 0o644),
                                 path.read_bytes())
@@ -170,14 +199,36 @@ def write_bundle(out_zip):
     return out
 
 
+def parse(argv):
+    """`OUT.zip [--lang zh|en] [--hidden-visibility V]` → (out, lang, visibility), or a problem."""
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            raise ValueError(message)
+
+    parser = Parser(prog="python grader.py gradescope", add_help=False)
+    parser.add_argument("out")
+    parser.add_argument("--lang", choices=LANGUAGES, default=DEFAULT_LANG)
+    parser.add_argument("--hidden-visibility", choices=HIDDEN_VISIBILITIES,
+                        default=DEFAULT_HIDDEN_VISIBILITY)
+    args = parser.parse_args(argv)
+    return Path(args.out), args.lang, args.hidden_visibility
+
+
+USAGE = ("usage: python grader.py gradescope OUT.zip [--lang zh|en] "
+         "[--hidden-visibility after_published|after_due_date|hidden]")
+
+
 def main(argv):
-    """`python grader.py gradescope OUT.zip`, with argv the arguments after `gradescope`:
-    0 when the zip was written, 2 (one line on stderr) when OUT will not do."""
-    if len(argv) != 1:
-        print("grader.py: gradescope needs one file: python grader.py gradescope OUT.zip",
-              file=sys.stderr)
+    """`python grader.py gradescope OUT.zip [--lang L] [--hidden-visibility V]`, with argv the
+    arguments after `gradescope`: 0 when the zip was written, 2 (one line on stderr) when OUT or
+    an option will not do."""
+    try:
+        out, lang, visibility = parse(argv)
+    except ValueError as error:
+        print(f"grader.py: {USAGE} ({inert_line(str(error))})", file=sys.stderr)
         return USAGE_ERROR
-    out = Path(argv[0])
     parent = out.parent if str(out.parent) else Path(".")
     problem = None
     if out.suffix.lower() != ".zip":
@@ -190,13 +241,14 @@ def main(argv):
         problem = f"{out} is not writable"
     if problem is None:
         try:
-            written = write_bundle(out)
+            written = write_bundle(out, lang, visibility)
         except (ValueError, OSError) as error:
             problem = str(error)
     if problem is not None:
         print(f"grader.py: {inert_line(problem)}", file=sys.stderr)
         return USAGE_ERROR
-    print(f"Gradescope autograder written to {written}: setup.sh, run_autograder and this grader "
+    print(f"Gradescope autograder written to {written}: setup.sh, run_autograder, {SETTINGS} "
+          f"(report in {lang}; hidden checks shown to students: {visibility}) and this grader "
           "with its solutions/ (keep the zip private).")
     print("Upload it in Gradescope: the Programming Assignment → Configure Autograder → Zip file "
           "upload (Ubuntu base image) → Update Autograder; learners submit ex1_embedding.py … "
@@ -206,10 +258,36 @@ def main(argv):
 
 # -- grading one submission on Gradescope ---------------------------------------------------------
 
-def language(environ=None):
-    """zh, the lesson's language, unless GRADER_LANG names another of LANGUAGES."""
+def settings(source=None):
+    """The bundle's settings.json (beside setup.sh, one folder above this copy), with defaults."""
+    chosen = {"lang": DEFAULT_LANG, "hidden_visibility": DEFAULT_HIDDEN_VISIBILITY}
+    path = Path(source) if source else ROOT.parent / SETTINGS
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return chosen
+    if isinstance(data, dict):
+        if data.get("lang") in LANGUAGES:
+            chosen["lang"] = data["lang"]
+        if data.get("hidden_visibility") in HIDDEN_VISIBILITIES:
+            chosen["hidden_visibility"] = data["hidden_visibility"]
+    return chosen
+
+
+def language(environ=None, chosen=None):
+    """The bundle's language, unless GRADER_LANG names another of LANGUAGES."""
     value = (os.environ if environ is None else environ).get("GRADER_LANG", "").strip().lower()
-    return value if value in LANGUAGES else DEFAULT_LANG
+    return value if value in LANGUAGES else (chosen or settings())["lang"]
+
+
+def seal(data, visibility):
+    """The hidden checks' tests (tag "hidden") get `visibility`: students see them, their
+    messages and the reference's values in them, only then."""
+    for test in data.get("tests", []) if isinstance(data.get("tests"), list) else []:
+        if isinstance(test, dict):
+            hidden = "hidden" in (test.get("tags") or [])
+            test["visibility"] = visibility if hidden else test.get("visibility", "visible")
+    return data
 
 
 def gather(submission, target):
@@ -317,7 +395,8 @@ def run(root=None, environ=None):
     results.json is written (Gradescope reads the grade from it), 1 if even that failed."""
     environ = dict(os.environ if environ is None else environ)
     root = Path(root or environ.get("AUTOGRADER_ROOT") or DEFAULT_ROOT)
-    lang = language(environ)
+    chosen = settings(root / "source" / SETTINGS)
+    lang = language(environ, chosen)
     results = root / "results" / "results.json"
     from grading.report import write_json
     try:
@@ -344,6 +423,7 @@ def run(root=None, environ=None):
             note = "\n\n".join(part for part in (errors_note(data, lang), note) if part)
         if isinstance(data, dict):
             data["output"] = "\n\n".join(part for part in (note, data.get("output")) if part)
+            seal(data, chosen["hidden_visibility"])
         else:  # what went wrong first, then the files
             data = failure(lang, f"grader.py exit status {code}\n{stderr}")
             data["output"] += ("\n\n" + note) if note else ""

@@ -333,7 +333,7 @@ class SubmissionRunner:
 
 
 _REFERENCE_OUTPUTS = {}  # see GradingPlugin.reference_output
-HIDDEN_SKIPPED = Bi("隐藏检查：它要与参考答案比较，只在有参考答案的地方（课程的 CI）运行",
-                    "hidden case: it compares with the solutions, which are only where the "
-                    "course grades (its CI)")
+HIDDEN_SKIPPED = Bi("隐藏检查，没有运行：它要与参考答案比较，而这里没有参考答案（只在课程评分的地方才有）",
+                    "hidden check, not run: it compares with the solutions, which are not here "
+                    "(only where the course grades)")
 _RESULT = pytest.StashKey[TestResult]()

@@ -134,24 +134,29 @@ def text(grade, command="python grader.py", lang="en", watching=False):
     out.append("")
     if len(grade.exercises) == len(SECTIONS):
         out.append(progress_line(grade, folder, lang))
-    out.append(Bi(f" 总分 {grade.score:g}/{grade.max_score:g} · 随机种子 {grade.seed}（加上 --seed "
-                  f"{grade.seed} 可以复现这次的输入）· {grade.seconds:.1f} 秒",
-                  f" Total {grade.score:g}/{grade.max_score:g} · seed {grade.seed} (add --seed "
-                  f"{grade.seed} to replay this run) · {grade.seconds:.1f} s").render(lang))
+    total = Bi(f" 总分 {grade.score:g}/{grade.max_score:g}", f" Total {grade.score:g}/{grade.max_score:g}")
+    if grade.hidden_points:  # a copy without the solutions: the public checks alone, no grade
+        total = Bi(f" 公开检查 {grade.score:g}/{grade.max_score:g}（不是成绩：隐藏检查没有运行）",
+                   f" Public checks {grade.score:g}/{grade.max_score:g} (not the grade: the hidden "
+                   "checks did not run)")
+    out.append((total + Bi(f" · 随机种子 {grade.seed}（加上 --seed {grade.seed} 可以复现这次的输入）· "
+                           f"{grade.seconds:.1f} 秒",
+                           f" · seed {grade.seed} (add --seed {grade.seed} to replay this run) · "
+                           f"{grade.seconds:.1f} s")).render(lang))
     if grade.isolation:
         out.append(Bi(f" 隔离：{grade.isolation[0]}", f" Isolation: {grade.isolation[1]}")
                    .render(lang))
     if grade.hidden_points:
-        hidden = f"{grade.hidden_points:g}"
-        out.append(Bi(f" 这份副本里没有参考答案：另外 {hidden} 分的隐藏检查会在课程的 CI 里，拿你的输出和参考答案比较。",
-                      f" This copy has no solutions: {hidden} more points of hidden checks compare "
-                      "your outputs with them in the course's CI.").render(lang))
+        out.append(not_graded(grade).render(lang))
     todo = next((ex for ex in grade.exercises if ex.score < ex.max_score), None)
     graded = ", ".join(e.exercise for e in grade.exercises)
     if todo is None and len(grade.exercises) < len(SECTIONS):
-        out.append(Bi(f" {graded} 的检查全部通过。运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
-                      f" Every check of {graded} passes. Run {command} to grade all "
+        public = ("公开", "public ") if grade.hidden_points else ("", "")
+        out.append(Bi(f" {graded} 的{public[0]}检查全部通过。运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
+                      f" Every {public[1]}check of {graded} passes. Run {command} to grade all "
                       f"{len(SECTIONS)} exercises.").render(lang))
+    elif todo is None and grade.hidden_points:
+        out.append(Bi(" 公开检查全部通过。", " Every public check passes.").render(lang))
     elif todo is None:
         out.append(Bi(" 全部检查通过。", " Every check passes. 全部通过。").render(lang))
     else:
@@ -173,15 +178,42 @@ def text(grade, command="python grader.py", lang="en", watching=False):
 GRADING_ERROR_TAG = "grading-error"  # a test that met an error of the grader, not of the code
 
 
+def hidden_exercises(grade):
+    """The exercises whose hidden checks did not run (no solution for them here)."""
+    return [ex.exercise for ex in grade.exercises if ex.hidden_points]
+
+
+def not_graded(grade):
+    """Why a run without the solutions is not a grade, in one line."""
+    hidden, public = f"{grade.hidden_points:g}", f"{grade.max_score:g}"
+    names = ", ".join(hidden_exercises(grade))
+    return Bi(f" 这不是成绩：这里没有参考答案（学员版不带 solutions/），所以 {names} 的隐藏检查（{hidden} 分）没有运行，"
+              f"只运行了 {public} 分的公开检查。成绩只在课程评分的地方（有参考答案的地方）给出。",
+              f" Not the grade: there are no solutions here (a student copy has no solutions/), so "
+              f"the hidden checks of {names} ({hidden} points) did not run, only {public} points of "
+              "public checks. Grades come only from where the course grades, with the solutions.")
+
+
+def diagnosis_test(exercise):
+    """The test whose output carries the exercise's diagnosis in results.json: a hidden one (its
+    first failing hidden check, else its first hidden check), since a diagnosis is found by
+    comparing outputs with the solution's, and Gradescope shows hidden tests only when the course
+    says so; an exercise without hidden checks, its first failure."""
+    hidden = [r for r in exercise.results if r.kind == "hidden"]
+    return next((r for r in hidden if r.status not in ("passed", "skipped")),
+                hidden[0] if hidden else exercise.first_failure)
+
+
 def gradescope(grade, lang="en"):
     """Gradescope's results.json: every test named after its exercise's file stem."""
     tests = []
     for ex in grade.exercises:
+        told = diagnosis_test(ex)
         for r in ex.results:
             output = _message(r, lang)
             if r.frames:
                 output += "\n" + "\n".join(f"{f}:{line}: {src}" for f, line, _, src in _frames(r))
-            if ex.diagnosis is not None and r is ex.first_failure:
+            if ex.diagnosis is not None and r is told:
                 output += "\n→ " + inert(ex.diagnosis.text.render(lang))
             if r.output and r.status != "passed":
                 output += "\n" + Bi("你的代码打印了：", "Your code printed:").render(lang) + "\n" \
@@ -193,13 +225,15 @@ def gradescope(grade, lang="en"):
                 "status": "passed" if r.status == "passed" else "failed",
                 "output": output, "visibility": "visible",
                 "tags": [r.kind] + ([GRADING_ERROR_TAG] if r.status == "error" else [])})
-    return {"score": grade.score, "execution_time": round(grade.seconds, 2),
-            "output": f"{grade.score:g}/{grade.max_score:g} · seed {grade.seed}"
-                      + (f" · {grade.isolation[1 if lang == 'en' else 0]}"
-                         if grade.isolation else ""),
-            # Which walls graded, for whoever reads the grade later (Gradescope keeps extra_data).
-            "extra_data": {"isolation": grade.isolation[1] if grade.isolation else ""},
-            "tests": tests}
+    output = f"{grade.score:g}/{grade.max_score + grade.hidden_points:g} · seed {grade.seed}" + (
+        f" · {grade.isolation[1 if lang == 'en' else 0]}" if grade.isolation else "")
+    if grade.hidden_points:
+        output = not_graded(grade).render(lang).strip() + "\n" + output
+    return {"score": grade.score, "execution_time": round(grade.seconds, 2), "output": output,
+            "tests": tests,
+            # which walls graded, and whether the hidden checks ran (Gradescope keeps extra_data)
+            "extra_data": {"isolation": grade.isolation[1] if grade.isolation else "",
+                           "hidden_checks_ran": not grade.hidden_points}}
 
 
 def record(grade):
@@ -320,15 +354,26 @@ def _markdown(text, limit=200):
     return text
 
 
-def github_summary(grade, pass_mark, lang="en"):
-    """The job summary: a markdown table of the exercises."""
-    passed = grade.score >= pass_mark
-    head = Bi(f"## 自注意力练习：{grade.score:g}/{grade.max_score:g}（及格线 {pass_mark:g}）"
-              + ("✅" if passed else "❌"),
-              f"## Self-attention exercises: {grade.score:g}/{grade.max_score:g} "
-              f"(pass mark {pass_mark:g}) " + ("✅" if passed else "❌"))
+def github_summary(grade, pass_mark, lang="en", blockers=()):
+    """The job summary: a verdict that agrees with the step's exit status (✅ only when the grader
+    exits 0: the points reach the pass mark and nothing in `blockers`, the reasons that fail the
+    check whatever the points), then a markdown table of the exercises."""
+    passed = grade.score >= pass_mark and not blockers and not grade.grading_errors
+    points = Bi(f"{grade.score:g}/{grade.max_score:g}", f"{grade.score:g}/{grade.max_score:g}")
+    if grade.hidden_points:
+        points = Bi(f"公开检查 {grade.score:g}/{grade.max_score:g}，不是成绩",
+                    f"public checks {grade.score:g}/{grade.max_score:g}, not the grade")
+    head = Bi(f"## 自注意力练习：{points.zh}（及格线 {pass_mark:g}）" + ("✅" if passed else "❌"),
+              f"## Self-attention exercises: {points.en} (pass mark {pass_mark:g}) "
+              + ("✅" if passed else "❌"))
     columns = Bi("| 练习 | 得分 | 状态 | 第一个没通过的检查 |", "| exercise | points | status | first failing check |")
-    rows = [head.render(lang), "", columns.render(lang), "|---|---|---|---|"]
+    rows = [head.render(lang), ""]
+    if blockers:
+        rows += [Bi("**这个检查没有通过**，不论得分：", "**This check fails**, whatever the points:")
+                 .render(lang), ""]
+        rows += [f"- {_markdown(blocker.render(lang).strip(), 1000)}" for blocker in blockers]
+        rows.append("")
+    rows += [columns.render(lang), "|---|---|---|---|"]
     for ex in grade.exercises:
         failure = ex.first_failure
         check = failure.name.render(lang) if failure is not None else ""

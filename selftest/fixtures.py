@@ -603,21 +603,51 @@ def materialise_together(mistakes, folders, target):
     shutil.copytree(SOLUTIONS, target)
     for mistake in mistakes:
         path = Path(target) / f"{mistake.exercise}.py"
-        text = path.read_text(encoding="utf-8")
-        for old, new in edits(mistake):
-            count = text.count(old)
-            if count != 1:
-                raise AssertionError(f"{mistake_id(mistake)}: the text to replace occurs {count} "
-                                     f"times in solutions/{mistake.exercise}.py (must be once): "
-                                     "update the fixture")
-            text = text.replace(old, new)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(apply_edits(mistake, path.read_text(encoding="utf-8")), encoding="utf-8")
     for folder in folders:
         for file in folder.iterdir():
             if file.is_file():
                 shutil.copy(file, Path(target) / file.name)
             elif file.is_dir():  # a sub-package (attack-ex6-loop_subpackage), a __pycache__
                 shutil.copytree(file, Path(target) / file.name, dirs_exist_ok=True)
+
+
+class StaleMistake(AssertionError):
+    """A known mistake's edit no longer applies to its solution: the text it replaces is not
+    there exactly once. Either the solution is broken there, or it was rewritten on purpose."""
+
+    def __init__(self, mistake, old, count):
+        self.mistake, self.old, self.count = mistake, old, count
+        super().__init__(
+            f"solutions/{mistake.exercise}.py no longer holds, exactly once, the text that the "
+            f"known mistake {mistake_id(mistake)} edits ({old.strip()!r}: found {count} times). "
+            f"That mistake is: {mistake.why}. If the solution is broken there, restore it; if "
+            f"you rewrote it on purpose, update that mistake's `old` in selftest/fixtures.py.")
+
+
+def apply_edits(mistake, text):
+    """The solution's text with the mistake's edits made, one after the other; StaleMistake when
+    a text to replace is not there exactly once."""
+    for old, new in edits(mistake):
+        count = text.count(old)
+        if count != 1:
+            raise StaleMistake(mistake, old, count)
+        text = text.replace(old, new)
+    return text
+
+
+def stale_mistakes(solutions=SOLUTIONS):
+    """[StaleMistake, …]: the known mistakes whose edits no longer apply to `solutions`."""
+    found = []
+    for mistake in MISTAKES:
+        path = Path(solutions) / f"{mistake.exercise}.py"
+        try:
+            apply_edits(mistake, path.read_text(encoding="utf-8"))
+        except StaleMistake as stale:
+            found.append(stale)
+        except OSError:
+            found.append(StaleMistake(mistake, "(the file itself)", 0))
+    return found
 
 
 def edits(mistake):

@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -104,7 +105,7 @@ def test_changes_outside_exercises_are_reported(tmp_path):
     env, _, output = actions_environment(tmp_path)
     done = subprocess.run(["bash", str(script), base], cwd=repo, env=env, capture_output=True,
                           text=True, check=True)
-    assert "::error" not in done.stdout and output.read_text() == "outside=false\n"
+    assert "::error" not in done.stdout and output.read_text() == "outside=false\nfiles=\n"
     (repo / "tests" / "test_ex1_embedding.py").write_text("b = 2\n")
     (repo / "grader.py").write_text("print('full marks')\n")
     git(repo, "add", ".")
@@ -115,12 +116,96 @@ def test_changes_outside_exercises_are_reported(tmp_path):
     assert done.stdout.startswith("::error title=Changes outside exercises/::")
     assert "grader.py" in done.stdout and "tests/test_ex1_embedding.py" in done.stdout
     assert "ex1_embedding" not in done.stdout.replace("tests/test_ex1_embedding.py", "")
-    assert output.read_text() == "outside=true\n"
+    assert output.read_text() == \
+        "outside=true\nfiles=grader.py tests/test_ex1_embedding.py\n"
 
 
-def test_grade_workflow_takes_the_grading_code_from_the_base_branch():
+def test_the_class_is_graded_where_students_cannot_run_workflows():
+    """grade.yml runs only when the course starts it in its own repository (no push, no pull
+    request: nothing a student does runs it); the one secret, STUDENTS_TOKEN, is in the step
+    that reads the students' exercises, never in the step that runs their code."""
     text = (ROOT / ".github" / "workflows" / "grade.yml").read_text()
-    assert "ref: ${{ github.event.pull_request.base.sha }}\n          path: grader" in text
-    assert "bash .github/scripts/grade.sh" in text and "working-directory: grader" in text
-    assert "bash ../grader/.github/scripts/outside-exercises.sh" in text
-    assert "-name 'ex*.py'" in text  # only the learner's exercise files cross over
+    triggers = text[text.index("\non:\n"):text.index("\npermissions:")]
+    assert "workflow_dispatch:" in triggers
+    assert "pull_request" not in triggers and "push" not in triggers
+    steps = text.split("\n      - ")
+    with_secrets = [step for step in steps if "secrets." in step]
+    assert len(with_secrets) == 1 and "secrets.STUDENTS_TOKEN" in with_secrets[0]
+    assert "fetch-students.sh" in with_secrets[0]
+    [grading] = [step for step in steps if "python grader.py --batch" in step]
+    assert "secrets." not in grading and "GH_TOKEN" not in grading
+    assert "SOLUTIONS_TOKEN" not in text and "persist-credentials: false" in text
+
+
+FAKE_GH = """#!/usr/bin/env bash
+# gh, as fetch-students.sh calls it, served from $FAKE_GITHUB/<owner>/<name>/exercises/
+set -euo pipefail
+echo "$*" >> "$FAKE_GITHUB/calls"
+case "$1 $2" in
+  "repo list") ls "$FAKE_GITHUB/$3"; exit 0 ;;
+esac
+for argument in "$@"; do
+  case "$argument" in repos/*) path=${argument#repos/} ;; esac
+done
+repository=$(echo "$path" | cut -d/ -f1-2)
+[ -d "$FAKE_GITHUB/$repository" ] || exit 1
+case "$path" in
+  */commits/HEAD) echo "c0ffee-$(basename "$repository")" ;;
+  */contents/*) file=${path#*/contents/}; cat "$FAKE_GITHUB/$repository/${file%%\\?*}" ;;
+esac
+"""
+
+
+def test_fetching_the_class_takes_only_the_exercise_files(tmp_path):
+    """fetch-students.sh lists OWNER's repositories named PREFIX…, takes exercises/ex*.py of each
+    (nothing else: not their tests, not their grader), and records the commit it read."""
+    github = tmp_path / "github"
+    for name, files in {"attention-alice": ["ex1_embedding.py", "ex2_averaging.py"],
+                        "attention-bob": ["ex6_head.py"], "other-carol": ["ex1_embedding.py"]}.items():
+        (github / "course" / name / "exercises").mkdir(parents=True)
+        (github / "course" / name / "tests").mkdir()
+        (github / "course" / name / "tests" / "test_ex1_embedding.py").write_text("forged")
+        for file in files:
+            (github / "course" / name / "exercises" / file).write_text(f"# {name} {file}\n")
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    (bin_folder / "gh").write_text(FAKE_GH)
+    (bin_folder / "gh").chmod(0o755)
+    out = tmp_path / "class" / "submissions"
+    env = {**os.environ, "PATH": f"{bin_folder}:{os.environ['PATH']}", "FAKE_GITHUB": str(github),
+           "GH_TOKEN": "t", "OWNER": "course", "PREFIX": "attention-", "REPOSITORIES": ""}
+    done = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "fetch-students.sh"),
+                           str(out)], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["attention-alice", "attention-bob"]
+    assert sorted(p.name for p in (out / "attention-alice").iterdir()) == \
+        ["ex1_embedding.py", "ex2_averaging.py"]
+    assert (out / "attention-bob" / "ex6_head.py").read_text() == "# attention-bob ex6_head.py\n"
+    assert [p.name for p in (out / "attention-bob").iterdir()] == ["ex6_head.py"]
+    commits = (tmp_path / "class" / "graded-commits.tsv").read_text().splitlines()
+    assert commits[1:] == ["attention-alice\tcourse/attention-alice\tc0ffee-attention-alice",
+                           "attention-bob\tcourse/attention-bob\tc0ffee-attention-bob"]
+    no_token = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "fetch-students.sh"),
+                               str(tmp_path / "again")], env={**env, "GH_TOKEN": ""},
+                              capture_output=True, text=True, timeout=60)
+    assert no_token.returncode == 1 and "STUDENTS_TOKEN" in no_token.stdout
+
+
+def test_the_summary_says_what_the_check_says_for_changes_outside_exercises(tmp_path):
+    """Full marks, but the pull request changes files outside exercises/ (the workflow hands
+    their names to the grading step): the step fails, and its job summary says ❌ and why, not
+    ✅ 100/100."""
+    env, summary, _ = actions_environment(
+        tmp_path, GRADER_CHANGES_OUTSIDE="grader.py tests/test_ex1_embedding.py")
+    done = subprocess.run([sys.executable, str(ROOT / "grader.py"), "--solutions", "--lang", "en"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "outside exercises/ (grader.py tests/test_ex1_embedding.py)" in done.stderr
+    table = summary.read_text()
+    assert "100/100 (pass mark 100) ❌" in table and "✅" not in table, table
+    assert "**This check fails**, whatever the points" in table
+    assert "outside exercises/ (grader.py tests/test_ex1_embedding.py)" in table
+    env, summary, _ = actions_environment(tmp_path, GRADER_CHANGES_OUTSIDE="")
+    done = subprocess.run([sys.executable, str(ROOT / "grader.py"), "--solutions", "--lang", "en"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "100/100 (pass mark 100) ✅" in summary.read_text()

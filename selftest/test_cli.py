@@ -1,12 +1,13 @@
 """grader.py as a learner and a CI meet it: exit codes, one-line errors, the report, the JSON."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, early_folder, early_run, run_grader
+from conftest import ROOT, copy_repository, early_folder, early_run, run_grader
 
 pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
 
@@ -152,3 +153,48 @@ def test_symbols_a_console_cannot_show_get_an_ascii_stand_in():
         shown[encoding] = raw.getvalue().decode(encoding)
     assert shown == {"ascii": "+ ex1 - #. -> ?", "cp1252": "+ ex1 · #. -> ?",
                      "utf-8": "✓ ex1 · █░ → 先"}
+
+
+BROKEN_SOLUTIONS = {  # name: (file, text, replacement)
+    "off by one": ("ex2_averaging.py", "tril.sum(dim=1, keepdim=True)",
+                   "(tril.sum(dim=1, keepdim=True) + 1)"),
+    "scaling removed": ("ex6_head.py", " * head_size ** -0.5  # (B, T, T)", "  # (B, T, T)"),
+}
+
+
+@pytest.mark.timeout(400)
+def test_check_names_a_broken_solution_on_its_first_line(tmp_path):
+    """`--check` with a broken solution: a banner that does not read like a pass, then at once a
+    line naming that solution's file and what is wrong (a failing check and what it got, or the
+    known mistake that no longer applies to it); it stops there, exit status 1, with no pytest
+    INTERNALERROR. pytest over selftest/ on its own stops with one message too."""
+    started = {}
+    for name, (file, text, replacement) in BROKEN_SOLUTIONS.items():
+        copy = copy_repository(tmp_path / name.replace(" ", "-"))
+        shutil.copytree(ROOT / "selftest", copy / "selftest",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        solution = copy / "solutions" / file
+        assert text in solution.read_text()
+        solution.write_text(solution.read_text().replace(text, replacement))
+        started[name] = copy, subprocess.Popen(
+            [sys.executable, "grader.py", "--check"], cwd=copy, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    outputs = {}
+    for name, (copy, run) in started.items():
+        output = outputs[name] = run.communicate(timeout=300)[0]
+        lines = output.splitlines()
+        assert run.returncode == 1, (name, output)
+        assert lines[0].startswith("python grader.py --check: first the solutions must score 100")
+        assert "✓" not in lines[0]
+        file = BROKEN_SOLUTIONS[name][0]
+        assert lines[1].startswith(f"✗ solutions/{file}"), (name, output)
+        assert "--check stopped here" in output and "INTERNALERROR" not in output
+        assert "update the fixture" not in output and "passed" not in output
+    assert "“averaging_matrix: every row sums to 1” fails: row 0" in \
+        outputs["off by one"].splitlines()[1]
+    copy = started["scaling removed"][0]
+    alone = subprocess.run([sys.executable, "-m", "pytest", "selftest", "-p", "no:cacheprovider",
+                            "-q"], cwd=copy, capture_output=True, text=True, timeout=120)
+    assert alone.returncode == pytest.ExitCode.USAGE_ERROR, alone.stdout + alone.stderr
+    assert "selftest: solutions/ex6_head.py no longer holds" in alone.stdout + alone.stderr
+    assert "INTERNALERROR" not in alone.stdout + alone.stderr

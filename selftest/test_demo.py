@@ -10,10 +10,23 @@ import re
 
 import pytest
 
-from conftest import early_folder, early_run, run_grader
+from conftest import DEMO_SEED, early_folder, early_run, run_grader
 from grading import demo
 
-SEED = 1337  # the demo's default seed, which the early runs use
+SEED = 1337 if DEMO_SEED is None else DEMO_SEED  # the demo's default, unless SELFTEST_DEMO_SEED
+# The thresholds below come from measurement: the solutions trained with torch.set_num_threads(1)
+# on seeds 1337 and 1 to 19, with 2 threads on 1337 and 1 to 11, with 3 on 1337, with 4 on 1337
+# and 16 (the demo's worker trains on one thread; other CPUs may sum in another order, as other
+# thread counts do). The head got 94.75% to 100% of the characters the cue decides (94.75%: seed
+# 1337 on one thread, what the demo shows here; 100% with 2 to 4), the averaging 57.4% to 61.3%,
+# the bigram 18.4% to 21.2%; the head's validation loss 0.597 to 0.607 (the floor 0.596, and a
+# validation loss is a sample's estimate: a margin of 0.01 below it), the averaging's 0.640 to
+# 0.645; the cue's row looked at the deciding character in 74.6% to 95% of the sentences (84.6%
+# and 90.1% for seed 1337). Each threshold leaves a margin beyond the worst of those.
+HEAD_ACCURACY = 0.90
+AVERAGING_ACCURACY = 0.65
+LOOKS_AT_MATCH = 0.70
+FLOOR_MARGIN = 0.01
 # A demo trains for about 8 s alone; beside the fixture batches on a busy box it takes much longer
 # than pytest.ini's 30 s, and the first test to ask waits for it.
 pytestmark = [pytest.mark.full, pytest.mark.timeout(240)]
@@ -30,11 +43,13 @@ def test_the_head_solves_what_averaging_cannot():
     assert got["seed"] == SEED and got["chance"] == 1 / len(demo.ANSWERS) and got["warnings"] == []
     assert abs(got["floor"] - demo.floor_nats()) < 1e-9 and 0.4 < got["floor"] < 0.7
     head, averaging, bigram = (got["models"][name] for name in ("head", "averaging", "bigram"))
-    assert head["accuracy"] >= 0.95, got
-    assert averaging["accuracy"] <= 0.65, got
+    assert head["accuracy"] >= HEAD_ACCURACY, got
+    assert averaging["accuracy"] <= AVERAGING_ACCURACY, got
     assert bigram["accuracy"] <= got["chance"] + 0.10, got
-    assert got["floor"] < head["val_loss"] < averaging["val_loss"] < bigram["val_loss"], got
-    # The cue's row: its largest weight is on the character the cue asks for.
+    assert got["floor"] - FLOOR_MARGIN < head["val_loss"] < averaging["val_loss"] \
+        < bigram["val_loss"], got
+    # The cue's row: in most validation sentences its largest weight is on the character the cue
+    # asks for; in the one shown, the report says where it is, whichever it is.
     heatmap = got["heatmap"]
     assert heatmap["row"] in demo.CUES and heatmap["columns"][-1] == heatmap["row"]
     asked = demo.FOODS if demo.CUES[heatmap["row"]] == "food" else demo.COLOURS
@@ -42,16 +57,16 @@ def test_the_head_solves_what_averaging_cannot():
     weights = heatmap["weights"]
     assert len(weights) == len(heatmap["columns"]) and abs(sum(weights) - 1) < 1e-4
     largest = max(range(len(weights)), key=weights.__getitem__)
-    assert heatmap["columns"][largest] == heatmap["match"], heatmap
-    assert heatmap["looks_at_match"] >= 0.8  # and so it does in most validation sentences
+    assert heatmap["largest"] == heatmap["columns"][largest]
+    assert heatmap["looks_at_match"] >= LOOKS_AT_MATCH, heatmap
     # The report says what each model could and could not see, and the head writes sentences.
     assert "floor (a perfect model's loss)" in done.stdout
     assert "looks only at the previous character" in done.stdout
     assert "treats every character as equally important" in done.stdout
     assert "the weights are computed from content" in done.stdout
     samples = re.search(r"your attention head: (.*)", done.stdout).group(1)
-    assert samples.count("✓") == 3, samples
-    assert f"largest weight ({max(weights):.2f}) on “{heatmap['match']}”" in done.stdout
+    assert samples.count("✓") + samples.count("✗") == 3 and samples.count("✓") >= 2, samples
+    assert f"largest weight ({max(weights):.2f}) on “{heatmap['largest']}”" in done.stdout
 
 
 def test_a_head_that_leaks_the_future_is_called_out():

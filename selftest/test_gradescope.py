@@ -22,6 +22,11 @@ MISSING_MESSAGE = f"{LAST}.py is missing from the submission"  # the grader's ow
 RUN_TIMEOUT = 300  # seconds for one run_autograder; --check grades its batch meanwhile
 
 
+MISTAKEN = [("ex3_qkv.py", "return q, k, v", "return k, q, v"),
+            ("ex4_scaling.py", "q @ k.transpose(-2, -1)", "k @ q.transpose(-2, -1)"),
+            ("ex2_averaging.py", "tril.sum(dim=1, keepdim=True)", "tril.sum(dim=0, keepdim=True)")]
+
+
 def mode(info):
     return (info.external_attr >> 16) & 0o777
 
@@ -64,8 +69,15 @@ def gradings(source, tmp_path_factory):
     partial["notes.txt"] = b"my notes\n"
     # Deeper than the solution of the same name: ignored, else ex1 would score 0.
     partial[f"old/{EXERCISES[0]}.py"] = stubs[f"exercises/{EXERCISES[0]}.py"]
+    # Slips that pass every public check and fail only hidden ones: (k, q, v) for (q, k, v) in
+    # ex3, k @ qᵀ in ex4; and ex2 normalised by columns, which fails public checks too.
+    mistaken = dict(solutions)
+    for name, old, new in MISTAKEN:
+        assert old in mistaken[name].decode(), (name, old)
+        mistaken[name] = mistaken[name].decode().replace(old, new).encode()
     submissions = {"stubs": ({}, stubs), "solutions": ({}, solutions),
-                   "partial": ({"GRADER_LANG": "en"}, partial)}
+                   "partial": ({"GRADER_LANG": "en"}, partial),
+                   "mistaken": ({"GRADER_LANG": "en"}, mistaken)}
     environment = {name: value for name, value in os.environ.items()
                    if name not in ("GRADER_LANG", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY")}
     started = {}
@@ -95,7 +107,10 @@ def test_the_zip_holds_setup_run_autograder_and_the_grader(bundle):
                 assert archive.read(info) == (ROOT / relative).read_bytes(), name
     assert {"setup.sh", "run_autograder"} <= set(infos)
     top = {name.split("/")[0] for name in infos}
-    assert top == {"setup.sh", "run_autograder", gradescope.FOLDER}
+    assert top == {"setup.sh", "run_autograder", gradescope.SETTINGS, gradescope.FOLDER}
+    with zipfile.ZipFile(bundle) as archive:
+        settings = json.loads(archive.read(gradescope.SETTINGS))
+    assert settings == {"lang": "zh", "hidden_visibility": "after_published"}  # the defaults
     shipped = {name[len(gradescope.FOLDER) + 1:] for name in infos if "/" in name}
     expected = {"grader.py", "pytest.ini", "requirements.txt"} | {
         p.relative_to(ROOT).as_posix() for folder in ("grading", "tests", "solutions", "exercises")
@@ -250,3 +265,92 @@ def test_the_upload_is_explained(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2 and str(tmp_path / "autograder.zip") in lines[0]
     assert "Configure Autograder" in lines[1]
+
+
+def test_hidden_checks_wait_for_publication_and_no_visible_test_tells_them(gradings):
+    """With the default bundle: every hidden check's test is after_published; the visible ones
+    (the public checks) carry no comparison with the solution and no likely cause (found by such
+    comparisons), even for slips that only the hidden checks catch."""
+    run, results = gradings["mistaken"]
+    assert run.returncode == 0, run.stderr
+    tests = results["tests"]
+    hidden = [t for t in tests if "hidden" in t["tags"]]
+    visible = [t for t in tests if t["visibility"] == "visible"]
+    assert hidden and all(t["visibility"] == "after_published" for t in hidden)
+    assert visible and all(t["tags"] == ["public"] for t in visible)
+    assert len(hidden) + len(visible) == len(tests)
+    failed = {t["name"].split(" · ")[0] for t in hidden if t["status"] == "failed"}
+    assert {"ex2_averaging", "ex3_qkv", "ex4_scaling"} <= failed, failed
+    told = [t for t in hidden if "→" in t["output"]]
+    assert {t["name"].split(" · ")[0] for t in told} >= {"ex3_qkv", "ex4_scaling"}, told
+    for test in visible:
+        assert "reference" not in test["output"].lower() and "→" not in test["output"], test
+    assert all(t["status"] == "passed" for t in visible if t["name"].startswith(("ex3", "ex4")))
+    assert "reference" not in results["output"].lower()
+
+
+def test_the_language_and_the_hidden_visibility_are_chosen_when_the_bundle_is_made(
+        tmp_path, monkeypatch):
+    """`gradescope OUT.zip --lang en --hidden-visibility after_due_date` writes settings.json;
+    run_autograder's grading then reports in English and seals the hidden tests until the due
+    date, with no environment variable set (Gradescope sets none)."""
+    out = tmp_path / "autograder.zip"
+    assert gradescope.main([str(out), "--lang", "en", "--hidden-visibility", "after_due_date"]) == 0
+    with zipfile.ZipFile(out) as archive:
+        settings = json.loads(archive.read(gradescope.SETTINGS))
+    assert settings == {"lang": "en", "hidden_visibility": "after_due_date"}
+    (tmp_path / "source").mkdir()
+    (tmp_path / "source" / gradescope.SETTINGS).write_text(json.dumps(settings))
+    (tmp_path / "submission").mkdir()
+    asked = []
+
+    def fake_grade(folder, path, lang, environ):
+        asked.append(lang)
+        path.write_text(json.dumps({"score": 3, "output": "3/100", "tests": [
+            {"name": "ex4_scaling · shape", "tags": ["public"], "visibility": "visible",
+             "output": ""},
+            {"name": "ex4_scaling · matches", "tags": ["hidden"], "visibility": "visible",
+             "output": "scores[0, 1, 2] is 0.5, the reference's 0.25"}]}))
+        return 1, "", ""
+
+    monkeypatch.setattr(gradescope, "grade", fake_grade)
+    assert gradescope.run(tmp_path, {}) == 0
+    data = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
+    assert asked == ["en"] and "Missing files (those exercises score 0)" in data["output"]
+    assert [t["visibility"] for t in data["tests"]] == ["visible", "after_due_date"]
+    assert gradescope.main([str(out), "--hidden-visibility", "visible"]) == 2  # never at once
+    assert gradescope.main([str(out), "--lang", "fr"]) == 2
+
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+# python3 as setup.sh calls it, on a machine where PyTorch's CPU index cannot be reached: pip with
+# that index alone fails; with it as an extra index, pip quietly takes PyPI's torch, a CUDA build.
+echo "$*" >> "$FAKE_LOG"
+case "$1 ${2:-}" in
+  "-m venv") mkdir -p "$3/bin"; cp "$0" "$3/bin/python"; exit 0 ;;
+  "-m pip")
+    case "$*" in *"--index-url https://download.pytorch.org"*) exit 1 ;; esac
+    case "$*" in *torch*|*requirements*) touch "$(dirname "$0")/cuda-torch" ;; esac
+    exit 0 ;;
+  "-c "*) case "$2" in *cuda*) [ ! -e "$(dirname "$0")/cuda-torch" ]; exit ;; esac; exit 0 ;;
+esac
+exit 0
+"""
+
+
+def test_setup_stops_rather_than_install_a_cuda_torch(source, tmp_path):
+    """When PyTorch's CPU index cannot be reached, setup.sh exits non-zero and says why, and
+    never goes on to the install that would take PyPI's CUDA build."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3").write_text(FAKE_PYTHON)
+    (fake / "python3").chmod(0o755)
+    log = tmp_path / "log"
+    done = subprocess.run(["bash", str(source / "setup.sh")], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PATH": f"{fake}:{os.environ['PATH']}",
+                                           "AUTOGRADER_ROOT": str(tmp_path / "root"),
+                                           "FAKE_LOG": str(log)})
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "could not install torch==" in done.stderr and "CPU build" in done.stderr
+    assert "Stopping rather than installing PyPI's" in done.stderr
+    assert "requirements.txt" not in log.read_text()  # the install that would fall back

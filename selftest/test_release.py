@@ -1,5 +1,8 @@
-"""The student copy: no solution and no fixture in it, it works on its own (public checks locally,
-the hidden ones explained), and its workflow fetches the solutions from the private repository."""
+"""The student copy: no solution, no fixture and no credential in it; it works on its own (public
+checks, labelled as not the grade) and never passes for a grade in CI or with --json; its workflow
+gives feedback and holds no secret."""
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -27,6 +30,13 @@ def test_no_solution_and_no_fixture_is_shipped(student_copy):
     assert not leaked
 
 
+def local_environment(**more):
+    """The environment of a learner's own terminal: no CI variables (CI itself sets them)."""
+    return {**{name: value for name, value in os.environ.items()
+               if name not in ("CI", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT")},
+            **more}
+
+
 @pytest.mark.full
 def test_it_grades_the_public_checks_and_explains_the_hidden_ones(student_copy, tmp_path):
     copy = tmp_path / "copy"
@@ -34,22 +44,97 @@ def test_it_grades_the_public_checks_and_explains_the_hidden_ones(student_copy, 
     for exercise in (ROOT / "solutions").glob("ex*.py"):
         shutil.copy(exercise, copy / "exercises")
     done = subprocess.run([sys.executable, "grader.py", "--lang", "en"], cwd=copy,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Every check passes" in done.stdout and "68/68" in done.stdout
-    assert "32 more points of hidden checks compare your outputs" in done.stdout
+                          capture_output=True, text=True, timeout=120, env=local_environment())
+    assert done.returncode == 0, done.stdout + done.stderr  # a learner's own run: feedback
+    assert "Every public check passes" in done.stdout and "Every check passes" not in done.stdout
+    assert "Public checks 68/68 (not the grade: the hidden checks did not run)" in done.stdout
+    assert "Not the grade" in done.stdout and "(32 points) did not run" in done.stdout
+    assert "Total 68/68" not in done.stdout
     check = subprocess.run([sys.executable, "grader.py", "--check"], cwd=copy,
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 2 and "instructor's tool" in check.stderr
 
 
-def test_its_workflow_fetches_the_solutions_and_names_what_is_missing(student_copy):
-    text = (student_copy / ".github" / "workflows" / "grade.yml").read_text()
-    assert "repository: ${{ vars.SOLUTIONS_REPO }}" in text
-    assert "token: ${{ secrets.SOLUTIONS_TOKEN }}" in text
-    assert "Missing $missing" in text
-    assert text.index("The solutions, from") < text.index("name: Grade")
-    assert not (student_copy / ".github" / "workflows" / "check.yml").exists()
+@pytest.mark.full
+@pytest.mark.timeout(240)
+def test_without_the_solutions_no_grading_mode_exits_0(student_copy, tmp_path):
+    """A wrong ex3 (k, q, v for q, k, v) passes every public check: in GitHub Actions (as
+    Classroom's autograding runs `python grader.py 3`), in any CI, or writing results.json, the
+    student copy's grader exits 1 and says that the hidden checks did not run; the job summary
+    says ❌, as the step's status does."""
+    copy = tmp_path / "copy"
+    shutil.copytree(student_copy, copy)
+    shutil.copy(ROOT / "solutions" / "ex3_qkv.py", copy / "exercises")
+    wrong = copy / "exercises" / "ex3_qkv.py"
+    wrong.write_text(wrong.read_text().replace("return q, k, v", "return k, q, v"))
+    assert "return k, q, v" in wrong.read_text()
+    summary = tmp_path / "summary.md"
+    summary.write_text("")
+    runs = {"actions": (["3"], {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}),
+            "ci": (["3"], {"CI": "true"}),
+            "json": (["3", "--json", str(tmp_path / "results.json")], {}),
+            "pass mark": (["--pass-mark", "1", "--json", str(tmp_path / "all.json")], {}),
+            "local": (["3"], {})}
+    started = {name: subprocess.Popen([sys.executable, "grader.py", *args, "--lang", "en"],
+                                      cwd=copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True, env=local_environment(**env))
+               for name, (args, env) in runs.items()}
+    done = {}
+    for name, run in started.items():
+        stdout, stderr = run.communicate(timeout=200)
+        done[name] = subprocess.CompletedProcess(run.args, run.returncode, stdout, stderr)
+    for name in ("actions", "ci", "json", "pass mark"):
+        run = done[name]
+        assert run.returncode == 1, (name, run.stdout, run.stderr)
+        assert "the hidden checks of ex" in run.stderr and "points) did not run" in run.stderr
+        assert "never exits 0" in run.stderr, name
+    assert "the hidden checks of ex3_qkv (8 points) did not run" in done["actions"].stderr
+    assert done["local"].returncode == 0 and "Not the grade" in done["local"].stdout
+    table = summary.read_text()
+    assert "public checks 7/7, not the grade (pass mark 7) ❌" in table, table
+    assert "✅" not in table and "did not run" in table
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["output"].startswith("Not the grade") and "7/15" in results["output"]
+    assert results["extra_data"] == {"hidden_checks_ran": False}
+    hidden = [t for t in results["tests"] if "hidden" in t["tags"]]
+    assert hidden and all(t["score"] == 0 and "not run" in t["output"] for t in hidden)
+    check = subprocess.run([sys.executable, "grader.py", "--check"], cwd=copy,
+                           capture_output=True, text=True, timeout=60)
+    assert check.returncode == 2 and "instructor's tool" in check.stderr
+
+
+def test_its_workflow_gives_feedback_and_holds_no_credential(student_copy):
+    """The student copy's only workflow uses no secret and fetches nothing: the solutions never
+    come near a workflow a student can edit; it grades the pull request's exercises/ with the base
+    branch's grader and hands the changes outside exercises/ to the grading step."""
+    assert [p.name for p in (student_copy / ".github" / "workflows").iterdir()] == ["feedback.yml"]
+    text = (student_copy / ".github" / "workflows" / "feedback.yml").read_text()
+    assert "secrets." not in text and "SOLUTIONS" not in text and "token:" not in text
+    assert "NOT the grade" in text and "not the grade" in text
+    assert "ref: ${{ github.event.pull_request.base.sha || github.sha }}\n          path: grader" \
+        in text
+    assert "bash .github/scripts/grade.sh" in text and "working-directory: grader" in text
+    assert "GRADER_CHANGES_OUTSIDE: ${{ steps.changed.outputs.files }}" in text
+    assert "-name 'ex*.py'" in text  # only the learner's exercise files cross over
+    assert sorted(p.name for p in (student_copy / ".github" / "scripts").iterdir()) == \
+        ["grade.sh", "outside-exercises.sh"]
+
+
+def test_a_virtual_environment_is_ignored_and_explained(student_copy):
+    """`git add -A` in the student copy takes in no virtual environment, cache or results.json;
+    its README, in both languages, makes a venv first (Debian 12 / Ubuntu 24.04 refuse system
+    installs and may have no `python`)."""
+    ignored = (student_copy / ".gitignore").read_text().splitlines()
+    for pattern in (".venv/", "venv/", "__pycache__/", "results.json"):
+        assert pattern in ignored, pattern
+    readme = (student_copy / "README.md").read_text()
+    english = readme[readme.index("# Self-attention exercises"):]
+    chinese = readme[:readme.index("# Self-attention exercises")]
+    for text in (chinese, english):
+        assert "python3 -m venv .venv" in text and ". .venv/bin/activate" in text
+        assert ".venv\\Scripts\\activate" in text and "externally-managed-environment" in text
+        assert "Debian 12" in text and "Ubuntu 24.04" in text
+        assert text.index("python3 -m venv") < text.index("pip install -r requirements.txt")
 
 
 def test_release_refuses_an_existing_folder(tmp_path):
