@@ -85,7 +85,7 @@ def test_hint_remembers_only_when_asked():
             MEMORY.write_bytes(kept)
 
 
-def test_watch_regrades_a_saved_file_and_quits_on_ctrl_c(tmp_path):
+def test_watch_regrades_every_saved_file_and_quits_on_ctrl_c(tmp_path):
     import shutil
     import signal
     import subprocess
@@ -112,6 +112,8 @@ def test_watch_regrades_a_saved_file_and_quits_on_ctrl_c(tmp_path):
     try:
         assert wait_for(1) == 1, "".join(seen)
         time.sleep(0.5)  # a save after the watcher took its snapshot
+        # two files saved within one poll (Save All, git checkout): both are regraded
+        shutil.copy(ROOT / "solutions" / "ex3_qkv.py", folder / "ex3_qkv.py")
         shutil.copy(ROOT / "solutions" / "ex1_embedding.py", folder / "ex1_embedding.py")
         assert wait_for(2) == 2, "".join(seen)
         watcher.send_signal(signal.SIGINT)
@@ -122,7 +124,7 @@ def test_watch_regrades_a_saved_file_and_quits_on_ctrl_c(tmp_path):
     assert watcher.returncode == 0 and "Traceback" not in err, err
     screens = "".join(seen).split("\033[2J\033[H")[1:]
     assert len(screens) == 2
-    assert "Total 0/100" in screens[0] and "Total 10/100" in screens[1]
+    assert "Total 0/100" in screens[0] and "Total 25/100" in screens[1]
 
 
 def test_a_console_that_cannot_show_the_text_or_a_closed_pipe_breaks_nothing():
