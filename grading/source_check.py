@@ -5,7 +5,10 @@ process, which the learner controls; this module reads the submission's files in
 never importing or running them (nor torch). Best effort, and it never raises: a file that is
 missing, a symbolic link, not a regular file or not Python is skipped; only the folder's own files
 are read (not its subfolders'), at most LIMIT bytes of each (a larger file is a finding of both
-checks: what lies past LIMIT cannot be vouched for). A name made at run time, where no
+checks: what lies past LIMIT cannot be vouched for). What the judge reads of one submission is
+bounded and charged to it: at most MAX_FILES files and BUDGET bytes in all (parsing costs the
+judge about 200 bytes of memory and a microsecond per byte); a file past either bound is not read,
+and is a finding too. Parsed files are kept for one submission at a time only. A name made at run time, where no
 ready-made name is in sight (exec, eval, getattr(F, <computed>)), counts as ready-made attention.
 An answer is kept in the process while the files it read stay unchanged.
 
@@ -22,7 +25,9 @@ import stat
 import tokenize
 import unicodedata
 
-LIMIT = 1 << 20  # bytes read of one file
+LIMIT = 256 << 10  # bytes read of one file (the lesson's files are a few KiB)
+MAX_FILES = 24  # files of one submission read in all (its six, the helpers they import)
+BUDGET = 512 << 10  # bytes of one submission read in all: ~100 MB and ~0.5 s of the judge's at most
 PACKAGE = "submission"  # grading/worker.SUBMISSION_PACKAGE: a submission can import itself by it
 READY_MADE = ("scaled_dot_product", "multi_head_attention", "multiheadattention", "flash_attention",
               "efficient_attention", "cudnn_attention", "_native_multi_head", "transformerencoder",
@@ -39,6 +44,7 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 CALLED = {"class": ["__init__"], "instance": ["forward", "__call__"]}
 EMPTY = ([], None, [])  # (lines, tree, nodes) of a file that cannot be read or parsed
 _ANSWERS = {}  # (folder, module, entry or None) -> ({path: stamp} of the files read, answer)
+_PARSED = {}  # path -> (stamp, (lines, tree, nodes)): the files of the last submission read only
 
 
 def ready_made_attention(folder, module):
@@ -65,8 +71,10 @@ def _answer(folder, module, entry):
                 found |= _ready_made_in(submission.load(rel)[2])
         else:
             submission.walk(module, entry, found)
-        unread = f"more than {LIMIT >> 20} MiB, read in part"
+        unread = f"more than {LIMIT >> 10} KiB, read in part"
         found |= {unread if entry is None else (rel, 0, unread) for rel in submission.oversized}
+        over = f"not read: past the {MAX_FILES} files or {BUDGET >> 10} KiB the judge reads"
+        found |= {over if entry is None else (rel, 0, over) for rel in submission.unread}
         if len(_ANSWERS) > 10_000:  # a long batch must not grow without end
             _ANSWERS.clear()
         _ANSWERS[key] = submission.stamps, sorted(found)
@@ -196,15 +204,28 @@ class _Submission:
 
     def __init__(self, folder):
         self.root = os.path.realpath(folder)
-        self.files, self.stamps, self.cache, self.oversized = {}, {}, {}, []
+        self.files, self.stamps, self.cache, self.oversized, self.unread = {}, {}, {}, [], []
+        self.spent = 0  # bytes read for this submission, in all (charged to BUDGET)
+        if any(not path.startswith(self.root + os.sep) for path in _PARSED):
+            _PARSED.clear()  # another submission: a judge holds the files of one at a time
 
     def load(self, rel):
         if rel not in self.files:
             path = os.path.join(self.root, rel)
-            self.stamps[path] = _stamp(path)  # taken first: a change while reading shows next time
-            self.files[rel] = _read(path) or EMPTY
-            if self.stamps[path] and self.stamps[path][2] > LIMIT:
-                self.oversized.append(rel)  # read in part: what lies beyond cannot be vouched for
+            stamp = self.stamps[path] = _stamp(path)  # first: a change while reading shows next time
+            size = min(stamp[2], LIMIT) if stamp else 0
+            if stamp is None or not stat.S_ISREG(stamp[1]):
+                self.files[rel] = EMPTY
+            elif len(self.files) >= MAX_FILES or self.spent + size > BUDGET:
+                self.files[rel] = EMPTY  # past the judge's budget for this submission: unread
+                self.unread.append(rel)
+            else:
+                self.spent += size
+                if _PARSED.get(path, (None,))[0] != stamp:
+                    _PARSED[path] = stamp, _read(path) or EMPTY
+                self.files[rel] = _PARSED[path][1]
+                if stamp[2] > LIMIT:
+                    self.oversized.append(rel)  # read in part: what lies beyond cannot be vouched for
         return self.files[rel]
 
     def module_rel(self, name):

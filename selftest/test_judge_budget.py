@@ -1,0 +1,36 @@
+"""The judge's own budget (issue 16, point 6): what it reads of a submission is bounded and charged
+to that submission, and a batch judge runs under a memory limit of its own."""
+import ast
+import shutil
+
+from fixtures import SOLUTIONS
+from grading import source_check
+
+MIB = 1 << 20
+
+
+def test_a_dozen_big_files_named_by_imports_cost_the_judge_a_bounded_read(tmp_path, monkeypatch):
+    """Twelve 1 MiB files, imported by ex6_head.py behind `if False:` (so they never run): the
+    source reader parses at most 1 MiB of them in all (it used to parse 1 MiB of each, holding
+    hundreds of MB), and says that it left the rest unread."""
+    folder = tmp_path / "submission"
+    shutil.copytree(SOLUTIONS, folder)
+    line = "x = [a + b for a in range(3) for b in c]\n"
+    for number in range(12):
+        (folder / f"big{number}.py").write_text(line * (MIB // len(line) + 1))
+    text = (folder / "ex6_head.py").read_text()
+    imports = "".join(f"    from . import big{number}\n" for number in range(12))
+    (folder / "ex6_head.py").write_text(text + "\nif False:\n" + imports)
+    parsed, parse = [], ast.parse
+
+    def counted(source, *args, **kwargs):  # the bytes parsed, without holding the big trees
+        parsed.append(len(source))
+        return parse("" if len(source) > 64 << 10 else source, *args, **kwargs)
+    source_check._ANSWERS.clear()
+    with monkeypatch.context() as patched:  # (undone before asserting: pytest parses too)
+        patched.setattr(source_check.ast, "parse", counted)
+        found = source_check.ready_made_attention(folder, "ex6_head")
+        source_check.loops_in(folder, "ex6_head", "Head.forward")
+    assert sum(parsed) <= MIB, f"{sum(parsed) / MIB:.1f} MiB parsed"
+    assert any("not read" in name for name in found), found  # the finding points to what was left
+
