@@ -1,7 +1,11 @@
 """The judge's own budget (issue 16, point 6): what it reads of a submission is bounded and charged
 to that submission, and a batch judge runs under a memory limit of its own."""
 import ast
+import os
 import shutil
+import sys
+
+import pytest
 
 from fixtures import SOLUTIONS
 from grading import source_check
@@ -34,3 +38,28 @@ def test_a_dozen_big_files_named_by_imports_cost_the_judge_a_bounded_read(tmp_pa
     assert sum(parsed) <= MIB, f"{sum(parsed) / MIB:.1f} MiB parsed"
     assert any("not read" in name for name in found), found  # the finding points to what was left
 
+
+def test_a_judge_under_its_memory_limit_fails_to_allocate_past_it():
+    """The limit a batch judge puts on itself (grading/batch.limit_judge_memory): past it, an
+    allocation fails in that process, which the batch then replaces."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("RLIMIT_AS is Linux's here")
+    from grading import batch
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a stand-in judge: limit itself to 256 MiB more, then try for 1 GiB
+        os.close(read_end)
+        try:
+            batch.limit_judge_memory(256 * MIB)
+            try:
+                bytearray(1024 * MIB)
+                os.write(write_end, b"allocated")
+            except MemoryError:
+                os.write(write_end, b"refused")
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as answer:
+        said = answer.read()
+    os.waitpid(pid, 0)
+    assert said == b"refused"
