@@ -211,9 +211,11 @@ def main(argv=None):
             from grading.report import write_json, write_text
             if args.json:
                 write_json(args.json, results)
-            if args.csv:
-                from grading.batch import csv_text
+            if args.csv:  # the gradebook, and what the class got wrong beside it
+                from grading.batch import causes, causes_csv, causes_path, csv_text
                 write_text(args.csv, csv_text(results["submissions"]))
+                write_text(causes_path(args.csv),
+                           causes_csv(causes(results["submissions"], args.lang)))
         return code
     except KeyboardInterrupt:
         if args.watch:
@@ -237,12 +239,14 @@ def run(args, folder, exercises, zygote):
     timeout = args.timeout or CALL_TIMEOUT
     try:
         if args.batch:
-            from grading.batch import grade_all, grading_errors, summary
+            from grading.batch import causes, grade_all, grading_errors, summary
             records = grade_all(zygote, folder, seed, exercises, timeout, args.jobs)
             print(summary(records, args.lang), flush=True)
             # 1, not 2: the gradebook is written and every other row holds; and 2 is never
             # because of what a submission did (a judge may die of one), DESIGN's exit statuses.
-            return (1 if grading_errors(records) else 0), {"seed": seed, "submissions": records}
+            results = {"seed": seed, "submissions": records,
+                       "causes": causes(records, args.lang)}
+            return (1 if grading_errors(records) else 0), results
         result = grade(zygote, folder, seed, exercises, call_timeout=timeout)
     except SessionError as error:
         print(f"grader.py: the tests could not run — a problem of the grader, not of your code:\n"

@@ -508,6 +508,37 @@ def grading_errors(records):
     return [name for name, record in records.items() if record["status"] == "grading error"]
 
 
+def causes(records, lang="en", examples=3):
+    """What the class got wrong: [{exercise, key, count, cause, examples}] of the likely causes
+    the report named (an exercise's diagnosis), most frequent first, with a few of the rows."""
+    found = {}
+    for name, record in sorted(records.items()):
+        for exercise, result in record["exercises"].items():
+            diagnosis = result.get("diagnosis")
+            if diagnosis:
+                text = diagnosis.get(lang) or diagnosis.get("en") or ""
+                found.setdefault((exercise, diagnosis["key"]), (text, []))[1].append(name)
+    rows = [{"exercise": exercise, "key": key, "count": len(names), "cause": text,
+             "examples": names[:examples]} for (exercise, key), (text, names) in found.items()]
+    return sorted(rows, key=lambda row: (-row["count"], row["exercise"], row["key"]))
+
+
+def causes_csv(rows):
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["exercise", "key", "count", "cause", "examples"])
+    for row in rows:
+        writer.writerow([row["exercise"], cell(row["key"]), row["count"], cell(row["cause"]),
+                         cell(", ".join(map(visible, row["examples"])))])
+    return out.getvalue()
+
+
+def causes_path(gradebook):
+    """Where the causes go, beside the gradebook: grades.csv -> grades-causes.csv."""
+    gradebook = Path(gradebook)
+    return gradebook.with_name(gradebook.stem + "-causes.csv")
+
+
 def summary(records, lang="en"):
     """What a TA reads at the end: how many rows of each status, the mean, the median and the
     distribution of the graded totals, and every row that was not graded, with why."""
@@ -535,6 +566,13 @@ def summary(records, lang="en"):
                       for name in names[:20]]
             if len(names) > 20:
                 lines.append(f"   … {len(names) - 20} more (see the CSV)")
+    wrong = causes(records, lang)
+    if wrong:
+        lines.append(say(" 全班最常见的可能原因：", " What the class got wrong (the likely causes):"))
+        for row in wrong[:10]:
+            names = ", ".join(map(cell, row["examples"]))
+            lines.append(f"   {row['count']:>3} × {row['exercise']}: {inert_line(row['cause'])}"
+                         f" ({say('例如', 'e.g.')} {names})")
     return report.no_commands("\n".join(lines))
 
 

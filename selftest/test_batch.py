@@ -13,8 +13,8 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, early_run, start_early
-from fixtures import SOLUTIONS
+from conftest import ROOT, early_folder, early_run, start_early
+from fixtures import MISTAKES, SOLUTIONS, materialise_together, mistake_id
 from grading import batch
 
 ZERO_WIDTH = "alice\u200b"
@@ -118,6 +118,27 @@ def test_the_summary_counts_each_status_and_the_grades():
     assert text.count("█") and "100 " in text
 
 
+def test_what_the_class_got_wrong_counts_the_likely_causes():
+    """The diagnoses the report gave, by exercise and key, most frequent first, with a few rows;
+    in the summary and in the CSV beside the gradebook."""
+    def wrong(exercise, key):
+        return {"status": "graded", "note": "", "total": 80, "seconds": 1, "exercises": {
+            exercise: {"score": 0, "diagnosis": {"key": key, "en": f"because {key}",
+                                                 "zh": f"因为 {key}"}}}}
+    records = {name: wrong("ex5_causal_mask", "ex5.zero") for name in ("a", "b", "=c")}
+    records["d"] = wrong("ex4_scaling", "ex4.unscaled")
+    rows = batch.causes(records)
+    assert [(r["exercise"], r["key"], r["count"]) for r in rows] == [
+        ("ex5_causal_mask", "ex5.zero", 3), ("ex4_scaling", "ex4.unscaled", 1)]
+    assert rows[0]["examples"] == ["=c", "a", "b"]
+    text = batch.summary(records)
+    assert "3 × ex5_causal_mask: because ex5.zero (e.g. '=c, a, b)" in text
+    assert "因为 ex5.zero" in batch.summary(records, "zh")
+    table = list(csv.DictReader(batch.causes_csv(rows).splitlines()))
+    assert table[0] == {"exercise": "ex5_causal_mask", "key": "ex5.zero", "count": "3",
+                        "cause": "because ex5.zero", "examples": "'=c, a, b"}
+
+
 # -- one batch, graded ----------------------------------------------------------------------------
 
 KILLED = "m-killed"  # graded on a judge that the hook kills as it starts this row
@@ -138,6 +159,10 @@ def lay_out_class(folder):
     zip_of(folder / "zipped.zip",
            {f"sub/{p.name}": p.read_text() for p in SOLUTIONS.glob("ex*.py")})
     zip_of(folder / "evil.zip", {"../../evil.py": "x = 1\n"})
+    materialise_together([MISTAKE], [], folder / "q-mistake")  # what the class got wrong
+
+
+MISTAKE = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
 
 
 def start(base):
@@ -153,9 +178,9 @@ def start(base):
 @pytest.mark.full
 def test_a_class_laid_out_every_way_with_a_judge_killed_part_way():
     done = early_run("batch flows")
-    from conftest import early_folder
     rows = {row["name"]: row for row in
             csv.DictReader((early_folder() / "batch-flows" / "class.csv").read_text().splitlines())}
+    got_mistake = rows.get("q-mistake", {}).get("total") or "100"  # (its points: test_fixtures)
     expect = {"a-right": ("graded", "100"), "b-right": ("graded", "100"),
               "alice": ("graded", "100"), "alice\\u200b": ("graded", "100"),
               "'=SUM(1)": ("graded", "100"), "z-right": ("graded", "100"),
@@ -164,10 +189,16 @@ def test_a_class_laid_out_every_way_with_a_judge_killed_part_way():
               "nested": ("graded", "100"), "zipped.zip": ("graded", "100"),
               "stubs": ("graded", "0"), "partial": ("incomplete", "10"),
               "empty": ("empty", "0"), "evil.zip": ("refused", "0"),
-              KILLED: ("grading error", "0")}
+              KILLED: ("grading error", "0"), "q-mistake": ("graded", got_mistake)}
     got = {name: (row["status"], row["total"]) for name, row in rows.items()}
+    assert float(got_mistake) < 100
     assert got == expect, done.stdout[-3000:] + done.stderr[-3000:]
     assert "SIGKILL" in rows[KILLED]["note"]
     assert "missing ex2_averaging.py" in rows["partial"]["note"]
     assert done.returncode == 1, done.stderr  # a row met a grading error: regrade it
     assert "grading error 1" in done.stdout and f"{KILLED}: its judge was killed" in done.stdout
+    table = (early_folder() / "batch-flows" / "class-causes.csv").read_text()
+    wrong = list(csv.DictReader(table.splitlines()))
+    assert [(r["exercise"], r["key"], r["count"], r["examples"]) for r in wrong] == [
+        ("ex5_causal_mask", MISTAKE.diagnosis, "1", "q-mistake")]
+    assert "What the class got wrong" in done.stdout
