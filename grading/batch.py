@@ -396,7 +396,10 @@ def grade_all(zygote, folder, seed, exercises, timeout, jobs):
             if returned:
                 return returned.popleft()
             entry = entries.popleft()
-            job = prepare(entry, unpacked)
+            try:
+                job = prepare(entry, unpacked)
+            except OSError as error:  # a folder that cannot be listed, say: its row, not the batch
+                job = {"record": record_of("refused", f"cannot be read ({error.strerror})")}
             if "record" in job:
                 finish(entry.name, job["record"])
             else:
