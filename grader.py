@@ -11,13 +11,15 @@
     python grader.py --lang zh|en    the report's language (default: from LC_ALL / LANG)
     python grader.py --check         the repository's own test, for instructors (about a minute)
     python grader.py --check --full  also the grader's own machinery, as CI runs it (a few minutes)
-    python grader.py --batch DIR --csv grades.csv   a class's gradebook, one subfolder each
+    python grader.py --batch DIR --csv grades.csv   a class's gradebook: one row per folder or .zip
     python grader.py release OUT     the student copy: no solutions, no fixtures
     python grader.py gradescope OUT.zip [--lang en] [--hidden-visibility after_due_date]
                                      the Gradescope autograder (holds the solutions)
     python grader.py demo            train a tiny model with your head and see where it attends
 
-Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run.
+Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run. A batch: 0 when every
+row got a grade (whatever its points), 1 when a row met a grading error (the gradebook is written;
+regrade those rows), 2 when it could not run at all.
 """
 import argparse
 import os
@@ -48,7 +50,7 @@ def parse(argv):
     where.add_argument("--solutions", action="store_true", help="grade solutions/")
     where.add_argument("--submission", metavar="DIR", help="grade another folder of ex*.py files")
     where.add_argument("--batch", metavar="DIR",
-                       help="grade every subfolder of DIR (with --csv and/or --json)")
+                       help="grade every subfolder and .zip of DIR (with --csv and/or --json)")
     where.add_argument("--check", action="store_true",
                        help="instructors: prove the solutions pass, the stubs fail, and the "
                             "grader's own tests pass")
@@ -193,10 +195,13 @@ def main(argv=None):
     counts = bool(args.batch or args.json) and not args.demo
     # First: the zygote (or the portable backend's first worker) imports torch while this process
     # does the same.
+    clients = 1
+    if args.batch:  # each judge needs a zygote connection, one started for a dead one too
+        from grading.batch import judges_for
+        clients = judges_for(args.jobs)
     try:
-        zygote = start(ROOT, memory=int(args.memory * 1024 ** 3),
-                       clients=max(1, args.jobs) if args.batch else 1, batch=bool(args.batch),
-                       counts=counts)
+        zygote = start(ROOT, memory=int(args.memory * 1024 ** 3), clients=clients,
+                       batch=bool(args.batch), counts=counts)
     except WallsMissing as error:
         print(f"grader.py: {error.text.render(args.lang)}", file=sys.stderr)
         return USAGE_ERROR
@@ -213,9 +218,11 @@ def main(argv=None):
             from grading.report import write_json, write_text
             if args.json:
                 write_json(args.json, results)
-            if args.csv:
-                from grading.batch import csv_text
+            if args.csv:  # the gradebook, and what the class got wrong beside it
+                from grading.batch import causes, causes_csv, causes_path, csv_text
                 write_text(args.csv, csv_text(results["submissions"]))
+                write_text(causes_path(args.csv),
+                           causes_csv(causes(results["submissions"], args.lang)))
         return code
     except KeyboardInterrupt:
         if args.watch:
@@ -239,9 +246,14 @@ def run(args, folder, exercises, zygote):
     timeout = args.timeout or CALL_TIMEOUT
     try:
         if args.batch:
-            from grading.batch import grade_all
+            from grading.batch import causes, grade_all, grading_errors, summary
             records = grade_all(zygote, folder, seed, exercises, timeout, args.jobs)
-            return 0, {"seed": seed, "submissions": records}
+            print(summary(records, args.lang), flush=True)
+            # 1, not 2: the gradebook is written and every other row holds; and 2 is never
+            # because of what a submission did (a judge may die of one), DESIGN's exit statuses.
+            results = {"seed": seed, "submissions": records,
+                       "causes": causes(records, args.lang)}
+            return (1 if grading_errors(records) else 0), results
         result = grade(zygote, folder, seed, exercises, call_timeout=timeout)
     except SessionError as error:
         print(f"grader.py: the tests could not run — a problem of the grader, not of your code:\n"

@@ -1,9 +1,17 @@
-"""`python grader.py --batch DIR --csv grades.csv`: a class's submissions, one per subfolder of DIR.
+"""`python grader.py --batch DIR --csv grades.csv`: a class's submissions, one per entry of DIR.
 
-torch is imported once, in this process, which then forks one judge per core; each judge grades its
-share of the submissions one after another, each in a pytest session of its own with workers forked
-from the shared zygote, exactly as a single run grades one. Records stream back over pipes, so the
-progress bar moves as submissions finish; the CSV is written sorted by name.
+An entry is a folder of the six ex*.py files, a whole repository clone (the files in exercises/),
+either of those nested one level in a folder, or a .zip of any of these (extracted into a private
+temporary folder: no path leaving it, no links, at most ZIP_FILES files and ZIP_BYTES bytes).
+Each row gets an honest status: graded, incomplete (which files are missing; the rest graded),
+empty (no exercise file found), refused (why), or grading error (why).
+
+torch is imported once, in this process, which then forks judges (one per core). The judges take
+the next submission when they are free (a work queue, so no core idles while another has a long
+share), each graded in a pytest session of its own with workers forked from the shared zygote,
+exactly as a single run grades one. Every judge runs under a memory limit of its own
+(limit_judge_memory). When a judge dies (killed for memory, crashed), the row it was grading is
+marked "grading error" with how it ended, and a new judge takes the rest of the queue.
 """
 import csv
 import gc
@@ -11,24 +19,46 @@ import io
 import json
 import os
 import queue
+import selectors
+import shutil
+import signal
+import stat
+import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import traceback
+import unicodedata
+import zipfile
+from collections import Counter, deque
 from pathlib import Path
 
 from grading import report
-from grading.inert import inert_line
+from grading.i18n import Bi
+from grading.inert import _CONTROLS, inert_line
 from grading.session import EXERCISES, ROOT, SessionError, grade
 
-CSV_COLUMNS = ["name", *EXERCISES, "total", "status", "seconds"]
-REFUSED_LINK = "refused: a symbolic link"
+CSV_COLUMNS = ["name", *EXERCISES, "total", "status", "note", "seconds"]
+STATUSES = ("graded", "incomplete", "empty", "refused", "grading error")
+FILES = [f"{name}.py" for name in EXERCISES]
+ZIP_FILES = 500  # entries of one .zip: a repository clone has a few dozen
+ZIP_BYTES = 50 << 20  # bytes of one .zip, extracted: the six files are a few KiB
+# Address space a judge may map beyond what it holds when forked: generous (a judge imports the
+# solutions and pytest, and each thread torch starts reserves a stack and a malloc arena).
+JUDGE_MEMORY = (4 << 30) + (128 << 20) * (os.cpu_count() or 1)
+SPARE_JUDGES = 32  # judges that may be started in place of ones that died, in one batch
+KILL_HOOK = "GRADER_SELFTEST_KILL_JUDGE_AT"  # the self-test's only way to make a judge die
 
+
+# -- what each entry is ---------------------------------------------------------------------------
 
 def submissions_in(folder):
-    """Every subfolder, and every symbolic link (refused when graded, so it shows in the CSV)."""
-    return sorted(p for p in folder.iterdir()
-                  if (p.is_dir() or p.is_symlink()) and not p.name.startswith("."))
+    """Every subfolder and .zip file, and every symbolic link (refused when graded, so it shows in
+    the CSV), but hidden ones."""
+    return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (
+        p.is_symlink() or p.is_dir() or p.suffix.lower() == ".zip" and p.is_file()))
 
 
 def is_linked(folder):
@@ -37,140 +67,516 @@ def is_linked(folder):
     return folder.is_symlink() or any(p.is_symlink() for p in folder.glob("ex*.py"))
 
 
+def record_of(status, note="", seconds=0):
+    """A row that was not graded (or whose grading failed): no points."""
+    return {"status": status, "note": note, "exercises": {}, "total": 0, "seconds": seconds}
+
+
+def prepare(entry, unpacked):
+    """{"name", "path", "missing"} of a submission to grade, or {"record"}: its row, ungraded.
+    A .zip is extracted into a folder of its own in `unpacked` first."""
+    name = entry.name
+    if entry.is_symlink():
+        return {"record": record_of("refused", "a symbolic link")}
+    if entry.is_file():  # a .zip
+        target = Path(tempfile.mkdtemp(dir=unpacked))
+        why = extract_zip(entry, target)
+        if why:
+            return {"record": record_of("refused", why)}
+        entry = target
+    folder, why = find_exercises(entry)
+    if folder is None:
+        return {"record": record_of(*why)}
+    missing = [file for file in FILES if not (folder / file).is_file()]
+    return {"name": name, "path": str(folder), "missing": missing}
+
+
+def find_exercises(entry):
+    """(the folder holding the ex*.py files, None), or (None, (status, note)). Looked for in the
+    entry, in its exercises/ (a repository clone), then the same one folder down."""
+    def holds(folder):
+        return any((folder / file).is_file() or (folder / file).is_symlink() for file in FILES)
+
+    def look(folder):
+        for place in (folder, folder / "exercises"):
+            if place.is_symlink():
+                return place  # refused below
+            if place.is_dir() and holds(place):
+                return place
+        return None
+
+    found = look(entry)
+    if found is None:
+        inner = sorted(p for p in entry.iterdir() if p.is_dir() and not p.is_symlink()
+                       and not p.name.startswith((".", "__")))  # .git, __MACOSX, __pycache__
+        found = [place for place in map(look, inner) if place is not None]
+        if len(found) > 1:
+            names = ", ".join(str(place.relative_to(entry)) for place in found[:4])
+            return None, ("refused", f"more than one submission inside: {names}")
+        found = found[0] if found else None
+    if found is None:
+        anything = any(not p.name.startswith(".") for p in entry.iterdir())
+        return None, ("empty", "no ex*.py file of the six" if anything else "an empty folder")
+    place = found
+    while place != entry:  # a link on the way would read files from wherever it points
+        if place.is_symlink():
+            return None, ("refused", "a symbolic link")
+        place = place.parent
+    if is_linked(found):
+        return None, ("refused", "a symbolic link")
+    return found, None
+
+
+def extract_zip(path, target):
+    """Extract the .zip at `path` into `target`; a reason to refuse it, or "" when done. Every
+    name must stay inside target; links, too many files or too many bytes refuse the whole zip."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entries = archive.infolist()
+            if len(entries) > ZIP_FILES:
+                return f"a zip of more than {ZIP_FILES} files"
+            if sum(e.file_size for e in entries) > ZIP_BYTES:
+                return f"a zip of more than {ZIP_BYTES >> 20} MiB"
+            written = 0
+            for entry in entries:
+                parts = entry.filename.replace("\\", "/").split("/")
+                if entry.filename.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
+                    return "a zip with a path that leaves its folder"
+                kind = stat.S_IFMT(entry.external_attr >> 16)
+                if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+                    return "a zip holding a symbolic link or a special file"
+                destination = target.joinpath(*[part for part in parts if part])
+                if entry.is_dir():
+                    destination.mkdir(parents=True, exist_ok=True)
+                    continue
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(entry) as source, open(destination, "xb") as out:
+                    while chunk := source.read(1 << 16):  # counted as written: sizes can lie
+                        written += len(chunk)
+                        if written > ZIP_BYTES:
+                            return f"a zip of more than {ZIP_BYTES >> 20} MiB"
+                        out.write(chunk)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, RuntimeError, OSError, ValueError,
+            EOFError, NotImplementedError) as error:  # corrupt, encrypted, a name twice…
+        return f"a zip that cannot be read ({type(error).__name__})"
+    return ""
+
+
+# -- one judge ------------------------------------------------------------------------------------
+
 def status_of(record):
-    """"graded", or "error: …" when a test met a problem of the grader (a result "error")."""
+    """("graded", ""), or ("grading error", why) when a test met a problem of the grader."""
     for ex in record["exercises"].values():
         for test in ex["tests"]:
             if test["status"] == "error":
                 message = (test["message"] or {}).get("en") or "a grading error"
-                return "error: " + inert_line(message).strip()[:200]
-    return "graded"
+                return "grading error", inert_line(message).strip()[:200]
+    return "graded", ""
 
 
-def grade_one(zygote, folder, seed, exercises, timeout):
+def grade_one(zygote, folder, seed, exercises, timeout, missing=()):
     if is_linked(folder):
-        return {"status": REFUSED_LINK, "exercises": {}, "total": 0, "seconds": 0}
+        return record_of("refused", "a symbolic link")
     started = time.monotonic()
     try:
         record = report.record(grade(zygote, folder, seed, exercises, call_timeout=timeout))
-        record["status"] = status_of(record)
+        record["status"], record["note"] = status_of(record)
+        if record["status"] == "graded" and missing:
+            record["status"], record["note"] = "incomplete", "missing " + ", ".join(missing)
     except SessionError as error:  # a problem of the tests, not of this submission
         first = (str(error).splitlines() or ["the tests could not run"])[0]
-        record = {"status": f"error: {inert_line(first)[:200]}", "exercises": {},
-                  "total": 0, "seconds": round(time.monotonic() - started, 2)}
+        record = record_of("grading error", inert_line(first)[:200],
+                           round(time.monotonic() - started, 2))
     return record
+
+
+def limit_judge_memory(extra):
+    """Let this process map at most `extra` bytes more than it holds now (Linux; elsewhere,
+    where RLIMIT_AS or /proc is missing, nothing). The hard limit is left as it is."""
+    try:
+        import resource  # (POSIX only)
+        with open("/proc/self/status") as status:
+            mapped = next(int(line.split()[1]) * 1024 for line in status
+                          if line.startswith("VmSize:"))
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        soft = mapped + extra if hard == resource.RLIM_INFINITY else min(mapped + extra, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    except (ImportError, OSError, ValueError, StopIteration, AttributeError):
+        pass
+
+
+def _serve_jobs(backend, jobs, out, seed, exercises, timeout):
+    """A judge: grade each submission named on `jobs` (a JSON line each), one JSON line back."""
+    for line in jobs:
+        job, retire = json.loads(line), False
+        if os.environ.get(KILL_HOOK) == job["name"]:  # the self-test's judge killed part-way
+            os.kill(os.getpid(), signal.SIGKILL)
+        try:
+            record = grade_one(backend, Path(job["path"]), seed, exercises, timeout,
+                               job["missing"])
+        except MemoryError:  # past limit_judge_memory: this row, then a new judge for the rest
+            record, retire = record_of("grading error", "the judge ran out of memory"), True
+        out.write(json.dumps({"name": job["name"], "record": record, "retire": retire}) + "\n")
+        out.flush()
+        if retire:
+            return
+
+
+class _Judge:
+    """A judge process seen from the batch: jobs go in as lines, records come out as lines."""
+
+    def __init__(self, jobs, records, ended, kill):
+        # binary files: jobs are written to one; the other is read by its fd, never buffered,
+        # and closed through its file object only (an fd closed twice may be another judge's)
+        self.jobs, self.records = jobs, records
+        self.ended, self.kill = ended, kill  # () -> how it ended, in words; () -> None
+        self.current, self.buffer = None, b""
+
+    def give(self, job):
+        self.current = job
+        try:
+            self.jobs.write(json.dumps(job).encode() + b"\n")
+            self.jobs.flush()
+        except OSError:  # it has died: its end of the pipe shows it
+            pass
+
+    def close_jobs(self):
+        try:
+            self.jobs.close()
+        except OSError:
+            pass
+
+    def read(self):
+        return os.read(self.records.fileno(), 1 << 16)
+
+
+def _how_it_ended(code):
+    """A judge's exit status, as subprocess gives it (-N: killed by signal N), in words."""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        why = " (out of memory, or killed from outside)" if name == "SIGKILL" else ""
+        return f"was killed by {name}{why}"
+    return f"ended with exit status {code}"
+
+
+class _Judges:
+    """Starts judges (forked from this process, or fresh ones for the portable backend) and gives
+    their record lines, one at a time."""
+
+    def __init__(self, backend, seed, exercises, timeout, most):
+        self.backend, self.settings = backend, (seed, exercises, timeout)
+        self.running, self.started, self.most = [], 0, most  # most: judges started in all
+        self.fork = backend.can_fork_judges
+        if self.fork:
+            import pytest  # noqa: F401  (imported once, before the judges fork)
+            import torch  # noqa: F401
+            import grading.plugin  # noqa: F401
+            gc.freeze()  # forked judges leave torch's objects alone (see grading/worker.py)
+        if os.name == "nt":  # pipes cannot be selected on Windows: a thread reads each
+            self.lines = queue.Queue()
+        else:
+            self.selector = selectors.DefaultSelector()
+
+    def start(self):
+        """A new judge, or None when SPARE_JUDGES have been started in place of dead ones."""
+        if self.started >= self.most:  # (a forked judge needs a zygote connection of its own)
+            return None
+        judge = self._forked() if self.fork else self._launched()
+        self.started += 1
+        self.running.append(judge)
+        if os.name == "nt":
+            threading.Thread(target=self._read, args=(judge,), daemon=True).start()
+        else:
+            self.selector.register(judge.records, selectors.EVENT_READ, judge)
+        return judge
+
+    def _forked(self):
+        jobs_read, jobs_write = os.pipe()
+        records_read, records_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # a judge
+            code = 1
+            try:
+                os.close(jobs_write)
+                os.close(records_read)
+                for other in self.running:  # else a judge's end of jobs would never close
+                    os.close(other.records.fileno())
+                    os.close(other.jobs.fileno())
+                self.backend.become_client(self.started)
+                limit_judge_memory(JUDGE_MEMORY)
+                with os.fdopen(jobs_read) as jobs, os.fdopen(records_write, "w") as out:
+                    _serve_jobs(self.backend, jobs, out, *self.settings)
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        os.close(jobs_read)
+        os.close(records_write)
+
+        def ended():
+            return _how_it_ended(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+
+        def kill():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return _Judge(os.fdopen(jobs_write, "wb"), os.fdopen(records_read, "rb", buffering=0),
+                      ended, kill)
+
+    def _launched(self):
+        seed, exercises, timeout = self.settings
+        config = {"seed": seed, "exercises": exercises, "timeout": timeout,
+                  "memory": self.backend.memory}
+        judge = subprocess.Popen([sys.executable, "-m", "grading.batch", json.dumps(config)],
+                                 cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+        return _Judge(judge.stdin, judge.stdout, lambda: _how_it_ended(judge.wait()),
+                      judge.kill)
+
+    def _read(self, judge):  # Windows: a thread per judge
+        while chunk := judge.read():
+            self.lines.put((judge, chunk))
+        self.lines.put((judge, b""))
+
+    def next_line(self):
+        """(judge, a record line), or (judge, None) when that judge has ended."""
+        while True:
+            for judge in self.running:
+                if b"\n" in judge.buffer:
+                    line, judge.buffer = judge.buffer.split(b"\n", 1)
+                    return judge, line
+            if os.name == "nt":
+                judge, chunk = self.lines.get()
+            else:
+                judge = self.selector.select()[0][0].data
+                chunk = judge.read()
+            if chunk:
+                judge.buffer += chunk
+                continue
+            self.running.remove(judge)
+            if os.name != "nt":
+                self.selector.unregister(judge.records)
+            judge.records.close()
+            judge.close_jobs()
+            return judge, None
+
+    def stop(self):
+        """Every judge still running, killed and waited for (an interrupted batch)."""
+        for judge in list(self.running):
+            judge.close_jobs()
+            judge.kill()
+            judge.ended()
+            judge.records.close()
+        self.running = []
+
+
+def judges_for(jobs):
+    """How many judges a batch of `jobs` at a time may start in all: each needs a connection to
+    the zygote of its own (grader.py opens that many)."""
+    return max(1, jobs) + SPARE_JUDGES
 
 
 def grade_all(zygote, folder, seed, exercises, timeout, jobs):
     """{name: record} for every submission in folder, `jobs` judges at a time."""
-    submissions = submissions_in(folder)
-    jobs = max(1, min(jobs, len(submissions)))
-    progress = Progress(len(submissions))
-    shares = [submissions[index::jobs] for index in range(jobs)]
-    if zygote.can_fork_judges:
-        streams = _forked_judges(zygote, shares, seed, exercises, timeout)
-    else:
-        streams = _started_judges(zygote, shares, seed, exercises, timeout)
-    records, lines = {}, queue.Queue()
+    entries = deque(submissions_in(folder))
+    progress, records, returned = Progress(len(entries)), {}, deque()
+    unpacked = tempfile.mkdtemp(prefix="grader-batch-")  # where the zips are extracted
 
-    def read(stream, wait_for_judge):  # a thread per judge: pipes cannot be selected on Windows
-        for line in stream:
-            lines.put(line)
-        wait_for_judge()
-        lines.put(None)
+    def finish(name, record):
+        records[name] = record
+        progress.step(name, record)
 
-    for stream, wait_for_judge in streams.items():
-        threading.Thread(target=read, args=(stream, wait_for_judge), daemon=True).start()
-    running = len(streams)
-    while running:
-        line = lines.get()
-        if line is None:
-            running -= 1
-            continue
-        item = json.loads(line)
-        records[item["name"]] = item["record"]
-        progress.step(item["name"], item["record"])
-    for sub in submissions:  # a judge that died leaves its share ungraded, and says so
-        records.setdefault(sub.name, {"status": "error: its grading process ended early",
-                                      "exercises": {}, "total": 0, "seconds": 0})
+    def next_job():  # the next submission to grade; the ones that need no judge get their row
+        while returned or entries:
+            if returned:
+                return returned.popleft()
+            entry = entries.popleft()
+            try:
+                job = prepare(entry, unpacked)
+            except OSError as error:  # a folder that cannot be listed, say: its row, not the batch
+                job = {"record": record_of("refused", f"cannot be read ({error.strerror})")}
+            if "record" in job:
+                finish(entry.name, job["record"])
+            else:
+                return job
+        return None
+
+    judges = _Judges(zygote, seed, exercises, timeout, most=judges_for(jobs))
+    try:
+        for _ in range(max(1, jobs)):
+            job = next_job()
+            if job is None:
+                break
+            judges.start().give(job)
+        while judges.running:
+            judge, line = judges.next_line()
+            if line is not None:
+                item = json.loads(line)
+                finish(item["name"], item["record"])
+                judge.current = None
+                job = None if item["retire"] else next_job()  # (a retiring judge ends by itself)
+                if job is None:
+                    judge.close_jobs()  # it ends
+                else:
+                    judge.give(job)
+                continue
+            how = judge.ended()
+            if judge.current is not None:  # the row it died on; the others go to a new judge
+                finish(judge.current["name"], record_of("grading error", f"its judge {how}"))
+            job = next_job()
+            if job is not None:
+                fresh = judges.start()
+                if fresh is not None:
+                    fresh.give(job)
+                elif judges.running:
+                    returned.appendleft(job)  # for a judge still running
+                else:
+                    finish(job["name"], record_of("grading error", "too many judges died"))
+        while (job := next_job()) is not None:  # every judge gone, none may start
+            finish(job["name"], record_of("grading error", "too many judges died"))
+    finally:
+        judges.stop()
+        shutil.rmtree(unpacked, ignore_errors=True)
     progress.done()
     return dict(sorted(records.items()))
 
 
-def _forked_judges(zygote, shares, seed, exercises, timeout):
-    """Linux: judges forked from this process, torch imported once for all.
-    {stream of JSON lines: a function that waits for its judge}"""
-    import pytest  # noqa: F401  (imported once, before the judges fork)
-    import torch  # noqa: F401
-    import grading.plugin  # noqa: F401
-    gc.freeze()  # the judges forked below leave torch's objects alone (see grading/worker.py)
-    streams = {}
-    for index, share in enumerate(shares):
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # a judge: its share of the submissions
-            os.close(read_end)
-            zygote.become_client(index)
-            with os.fdopen(write_end, "w") as out:
-                _grade_share(zygote, share, seed, exercises, timeout, out)
-            os._exit(0)
-        os.close(write_end)
-        streams[os.fdopen(read_end)] = lambda pid=pid: os.waitpid(pid, 0)
-    return streams
-
-
-def _started_judges(launcher, shares, seed, exercises, timeout):
-    """The portable backend: each judge a fresh process (`python -m grading.batch`), with
-    workers of its own. {stream of JSON lines: a function that waits for its judge}"""
-    streams = {}
-    for share in shares:
-        job = {"submissions": [os.path.abspath(sub) for sub in share], "seed": seed,
-               "exercises": exercises, "timeout": timeout, "memory": launcher.memory}
-        judge = subprocess.Popen([sys.executable, "-m", "grading.batch", json.dumps(job)],
-                                 cwd=ROOT, stdout=subprocess.PIPE, text=True, encoding="utf-8")
-        streams[judge.stdout] = judge.wait
-    return streams
-
-
-def _grade_share(backend, share, seed, exercises, timeout, out):
-    for sub in share:
-        record = grade_one(backend, sub, seed, exercises, timeout)
-        out.write(json.dumps({"name": sub.name, "record": record}) + "\n")
-        out.flush()
-
-
-def _judge_main(job):
-    """A judge of the portable backend's batch: grade its share, one JSON line each."""
+def _judge_main(config):
+    """A judge of the portable backend's batch: grade each submission named on stdin."""
     from grading.portable import PortableLauncher
     from grading.python_walls import install_tripwire, tripwire_wanted
+    limit_judge_memory(JUDGE_MEMORY)  # first: the tripwire makes /proc a Linux-only call
     if tripwire_wanted():
         install_tripwire()
-    job = json.loads(job)
-    launcher = PortableLauncher(ROOT, memory=job["memory"], spare=True)
+    config = json.loads(config)
+    launcher = PortableLauncher(ROOT, memory=config["memory"], spare=True)
     try:
-        _grade_share(launcher, [Path(sub) for sub in job["submissions"]], job["seed"],
-                     job["exercises"], job["timeout"], sys.stdout)
+        _serve_jobs(launcher, sys.stdin, sys.stdout, config["seed"], config["exercises"],
+                    config["timeout"])
     finally:
         launcher.close()
 
 
-def shown_name(name):
-    """A submission folder's name as the CSV and the log show it: one inert line, and never a
-    spreadsheet formula (a leading = + - @ gets an apostrophe)."""
-    name = inert_line(name)
-    return "'" + name if name[:1] in ("=", "+", "-", "@") else name
+# -- what a TA reads ------------------------------------------------------------------------------
+
+def visible(text):
+    """`text` with each character that shows nothing (controls, zero-width, bidirectional
+    controls, line separators, spaces other than the plain one) written as its escape, \\u200b,
+    and each backslash doubled: two names that differ look different, and a name can be told
+    back from its row. Nothing is removed."""
+    def shown(char):
+        if char == "\\":
+            return "\\\\"
+        if _CONTROLS.match(char) or char in "\t\n" or (
+                unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs")
+                and char != " "):
+            code = ord(char)
+            if char in "\t\n\r":
+                return {"\t": "\\t", "\n": "\\n", "\r": "\\r"}[char]
+            return f"\\x{code:02x}" if code < 0x100 else (
+                f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        return char
+    return "".join(map(shown, str(text)))
+
+
+def cell(text):
+    """A spreadsheet cell's text: visible, and never a formula (= + - @ tab or CR first get an
+    apostrophe, as OWASP's CSV-injection advice has it)."""
+    text = visible(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+shown_name = cell  # a submission's name, as the CSV and the log show it
 
 
 def csv_text(records):
+    """The gradebook: a row per submission, sorted by name; the csv module quotes what needs it."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
     for name, record in sorted(records.items()):
         scores = [f"{record['exercises'][ex]['score']:g}" if ex in record["exercises"] else ""
                   for ex in EXERCISES]
-        writer.writerow([shown_name(name), *scores, f"{record['total']:g}",
-                         inert_line(record["status"]), record["seconds"]])
+        writer.writerow([cell(name), *scores, f"{record['total']:g}", record["status"],
+                         cell(record.get("note", "")), record["seconds"]])
     return out.getvalue()
+
+
+def grading_errors(records):
+    return [name for name, record in records.items() if record["status"] == "grading error"]
+
+
+def causes(records, lang="en", examples=3):
+    """What the class got wrong: [{exercise, key, count, cause, examples}] of the likely causes
+    the report named (an exercise's diagnosis), most frequent first, with a few of the rows."""
+    found = {}
+    for name, record in sorted(records.items()):
+        for exercise, result in record["exercises"].items():
+            diagnosis = result.get("diagnosis")
+            if diagnosis:
+                text = diagnosis.get(lang) or diagnosis.get("en") or ""
+                found.setdefault((exercise, diagnosis["key"]), (text, []))[1].append(name)
+    rows = [{"exercise": exercise, "key": key, "count": len(names), "cause": text,
+             "examples": names[:examples]} for (exercise, key), (text, names) in found.items()]
+    return sorted(rows, key=lambda row: (-row["count"], row["exercise"], row["key"]))
+
+
+def causes_csv(rows):
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["exercise", "key", "count", "cause", "examples"])
+    for row in rows:
+        writer.writerow([row["exercise"], cell(row["key"]), row["count"], cell(row["cause"]),
+                         cell(", ".join(map(visible, row["examples"])))])
+    return out.getvalue()
+
+
+def causes_path(gradebook):
+    """Where the causes go, beside the gradebook: grades.csv -> grades-causes.csv."""
+    gradebook = Path(gradebook)
+    return gradebook.with_name(gradebook.stem + "-causes.csv")
+
+
+def summary(records, lang="en"):
+    """What a TA reads at the end: how many rows of each status, the mean, the median and the
+    distribution of the graded totals, and every row that was not graded, with why."""
+    counts = Counter(record["status"] for record in records.values())
+    totals = [r["total"] for r in records.values() if r["status"] in ("graded", "incomplete")]
+    say = lambda zh, en: Bi(zh, en).render(lang)  # noqa: E731
+    lines = [say(f"\n批量评分：{len(records)} 份提交", f"\nBatch: {len(records)} submissions"),
+             " " + " · ".join(f"{status} {counts[status]}" for status in STATUSES)]
+    if totals:
+        lines.append(say(f" 有分数的 {len(totals)} 份（含未完成的）：平均 {statistics.mean(totals):.1f}，"
+                         f"中位数 {statistics.median(totals):g}（满分 100）",
+                         f" With a grade {len(totals)} (incomplete ones too): mean {statistics.mean(totals):.1f}, "
+                         f"median {statistics.median(totals):g} (of 100)"))
+        bins = Counter(min(int(total // 10), 10) for total in totals)
+        widest = max(bins.values())
+        for b in range(11):
+            label = "100" if b == 10 else f"{10 * b}-{10 * b + 9}"
+            bar = "█" * round(30 * bins[b] / widest) if bins[b] else ""
+            lines.append(f"   {label:>5} {bar} {bins[b] or ''}".rstrip())
+    for status in ("grading error", "refused", "empty"):
+        names = [name for name, r in records.items() if r["status"] == status]
+        if names:
+            lines.append(f" {status}:")
+            lines += [f"   {cell(name)}: {cell(records[name].get('note', ''))}"
+                      for name in names[:20]]
+            if len(names) > 20:
+                lines.append(f"   … {len(names) - 20} more (see the CSV)")
+    wrong = causes(records, lang)
+    if wrong:
+        lines.append(say(" 全班最常见的可能原因：", " What the class got wrong (the likely causes):"))
+        for row in wrong[:10]:
+            names = ", ".join(map(cell, row["examples"]))
+            lines.append(f"   {row['count']:>3} × {row['exercise']}: {inert_line(row['cause'])}"
+                         f" ({say('例如', 'e.g.')} {names})")
+    return report.no_commands("\n".join(lines))
 
 
 class Progress:
@@ -183,12 +589,13 @@ class Progress:
         self.count += 1
         name = shown_name(name)
         if self.tty:
-            filled = round(30 * self.count / self.total)
+            filled = round(30 * self.count / max(self.total, 1))
             sys.stderr.write(f"\r grading {'█' * filled}{'░' * (30 - filled)} "
                              f"{self.count}/{self.total} {name[:30]:<30}")
             sys.stderr.flush()
         else:  # a CI log, where a line may be read as a workflow command
-            line = f"{name}: {record['total']:g} ({inert_line(record['status'])})"
+            note = f": {cell(record['note'])}" if record.get("note") else ""
+            line = f"{name}: {record['total']:g} ({record['status']}{note})"
             print(report.no_commands(line), flush=True)
 
     def done(self):

@@ -5,8 +5,11 @@ once a record has shown a loop, this module points the learner to the line that 
 it. It never costs a point, and it is never asked otherwise. It reads the submission's files in the
 judge, never importing or running them (nor torch). Best effort, and it never raises: a file that is
 missing, a symbolic link, not a regular file or not Python is skipped; only the folder's own files
-are read (not its subfolders'), at most LIMIT bytes of each. An answer is kept in the process while
-the files it read stay unchanged.
+are read (not its subfolders'), at most LIMIT bytes of each. What the judge reads of one
+submission is bounded and charged to it: at most MAX_FILES files and BUDGET bytes in all (parsing
+costs the judge about 200 bytes of memory and a microsecond per byte); a file past either bound is
+not read. Parsed files are kept for one submission at a time only. An answer is kept in the process
+while the files it read stay unchanged.
 
     loops_in(folder, module, entry) -> sorted [(file, line number, stripped line)]: the loops that
         can run once per position or sample, in the code that `entry` ("average_context",
@@ -19,7 +22,9 @@ import re
 import stat
 import tokenize
 
-LIMIT = 1 << 20  # bytes read of one file
+LIMIT = 256 << 10  # bytes read of one file (the lesson's files are a few KiB)
+MAX_FILES = 24  # files of one submission read in all (its six, the helpers they import)
+BUDGET = 512 << 10  # bytes of one submission read in all: ~100 MB and ~0.5 s of the judge's at most
 PACKAGE = "submission"  # grading/worker.SUBMISSION_PACKAGE: a submission can import itself by it
 # Calls that loop in Python over the arguments the slice picks; and every itertools function
 LOOPING_CALLS = {"map": slice(1, None), "filter": slice(1, 2), "functools.reduce": slice(1, 2)}
@@ -31,6 +36,7 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 CALLED = {"class": ["__init__"], "instance": ["forward", "__call__"]}
 EMPTY = ([], None, [])  # (lines, tree, nodes) of a file that cannot be read or parsed
 _ANSWERS = {}  # (folder, module, entry or None) -> ({path: stamp} of the files read, answer)
+_PARSED = {}  # path -> (stamp, (lines, tree, nodes)): the files of the last submission read only
 
 
 def loops_in(folder, module, entry):
@@ -118,15 +124,28 @@ class _Submission:
 
     def __init__(self, folder):
         self.root = os.path.realpath(folder)
-        self.files, self.stamps, self.cache, self.oversized = {}, {}, {}, []
+        self.files, self.stamps, self.cache, self.oversized, self.unread = {}, {}, {}, [], []
+        self.spent = 0  # bytes read for this submission, in all (charged to BUDGET)
+        if any(not path.startswith(self.root + os.sep) for path in _PARSED):
+            _PARSED.clear()  # another submission: a judge holds the files of one at a time
 
     def load(self, rel):
         if rel not in self.files:
             path = os.path.join(self.root, rel)
-            self.stamps[path] = _stamp(path)  # taken first: a change while reading shows next time
-            self.files[rel] = _read(path) or EMPTY
-            if self.stamps[path] and self.stamps[path][2] > LIMIT:
-                self.oversized.append(rel)  # read in part: what lies beyond cannot be vouched for
+            stamp = self.stamps[path] = _stamp(path)  # first: a change while reading shows next time
+            size = min(stamp[2], LIMIT) if stamp else 0
+            if stamp is None or not stat.S_ISREG(stamp[1]):
+                self.files[rel] = EMPTY
+            elif len(self.files) >= MAX_FILES or self.spent + size > BUDGET:
+                self.files[rel] = EMPTY  # past the judge's budget for this submission: unread
+                self.unread.append(rel)
+            else:
+                self.spent += size
+                if _PARSED.get(path, (None,))[0] != stamp:
+                    _PARSED[path] = stamp, _read(path) or EMPTY
+                self.files[rel] = _PARSED[path][1]
+                if stamp[2] > LIMIT:
+                    self.oversized.append(rel)  # read in part: what lies beyond cannot be vouched for
         return self.files[rel]
 
     def module_rel(self, name):

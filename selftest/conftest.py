@@ -204,7 +204,8 @@ def start_portable_batch(base, folder, views):
 
 def start_long_runs(base):
     """The self-test's longest single runs: the demo's three trainings and its stubs, the stubs, a
-    report in Chinese, and the grading step of CI (see the tests that read them)."""
+    report in Chinese, the grading step of CI, and a batch of every layout (see the tests that
+    read them)."""
     for name, mistake in (("leaky", "no_mask"), ("detached", "detached_weights")):
         ex6 = next(m for m in MISTAKES if mistake_id(m) == f"mistake-ex6-{mistake}")
         materialise_together([ex6], [], base / name)
@@ -227,6 +228,8 @@ def start_long_runs(base):
                 "--pass-mark", "5", lang="zh")
     import test_ci  # noqa: PLC0415  (its layout of the CI step, started now)
     start_early("ci", **test_ci.start_grading_step(base / "ci"))
+    import test_batch  # noqa: PLC0415  (a class laid out every way, a judge killed part-way)
+    test_batch.start(base / "batch-flows")
 
 
 def pytest_sessionfinish(session):

@@ -199,13 +199,13 @@ def test_summary_learner_text_is_one_line_of_plain_text():
 
 def test_a_grading_error_is_not_graded():
     record = report.record(hostile_grade())  # ex3 met a grading error
-    assert batch.status_of(record).startswith("error: ")
-    record["status"] = batch.status_of(record)
+    assert batch.status_of(record)[0] == "grading error"
+    record["status"], record["note"] = batch.status_of(record)
     row = next(csv.DictReader(batch.csv_text({"alice": record}).splitlines()))
-    assert row["status"].startswith("error: ") and not controls(row["status"])
+    assert row["status"] == "grading error" and row["note"] and not controls(row["note"])
     fine = hostile_grade()
     fine.exercises = [ex for ex in fine.exercises if ex.exercise != "ex3_qkv"]
-    assert batch.status_of(report.record(fine)) == "graded"
+    assert batch.status_of(report.record(fine)) == ("graded", "")
 
 
 def test_symbolic_links_are_refused_and_never_graded(tmp_path):
@@ -219,10 +219,13 @@ def test_symbolic_links_are_refused_and_never_graded(tmp_path):
     names = [p.name for p in batch.submissions_in(tmp_path / "class")]
     assert names == ["inside", "linked"]
     for name in names:  # no zygote: grading would need one
+        record = batch.prepare(tmp_path / "class" / name, tmp_path)["record"]
+        assert (record["status"], record["note"]) == ("refused", "a symbolic link")
         record = batch.grade_one(None, tmp_path / "class" / name, 1, None, 5.0)
-        assert record["status"] == "refused: a symbolic link" and record["total"] == 0
+        assert (record["status"], record["note"]) == ("refused", "a symbolic link")
+        assert record["total"] == 0
     row = next(csv.DictReader(batch.csv_text({"linked": record}).splitlines()))
-    assert row["status"] == "refused: a symbolic link" and row["total"] == "0"
+    assert row["status"] == "refused" and row["note"] == "a symbolic link" and row["total"] == "0"
 
 
 def test_folder_names_are_shown_cleaned_and_never_as_a_formula(capsys):

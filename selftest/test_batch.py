@@ -1,0 +1,204 @@
+"""`--batch` as a TA meets it (issue 17, item 2) and its judges' budget (issue 16, point 6).
+
+The unit tests read the layouts, zips, names and the summary without grading. One batch run
+(started with the session, see start) grades a class laid out every way a TA receives it, with
+one judge killed part-way by the self-test's hook: the row it was grading is marked, every other
+row is graded by the judges left and the one started in its place, and the exit status is 1.
+"""
+import csv
+import os
+import shutil
+import stat
+import zipfile
+
+import pytest
+
+from conftest import ROOT, early_folder, early_run, start_early
+from fixtures import MISTAKES, SOLUTIONS, materialise_together, mistake_id
+from grading import batch
+
+ZERO_WIDTH = "alice\u200b"
+
+
+# -- without grading -----------------------------------------------------------------------------
+
+def solutions_in(folder):
+    shutil.copytree(SOLUTIONS, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def test_each_layout_a_ta_receives_is_found(tmp_path):
+    """The six files at the top, in exercises/ (a clone), one folder down, or not there at all."""
+    solutions_in(tmp_path / "plain")
+    solutions_in(tmp_path / "clone" / "exercises")
+    (tmp_path / "clone" / "README.md").write_text("a clone\n")
+    solutions_in(tmp_path / "nested" / "my-repo" / "exercises")
+    solutions_in(tmp_path / "two" / "a")
+    solutions_in(tmp_path / "two" / "b")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "answers.txt").write_text("see me\n")
+    found = {name: batch.find_exercises(tmp_path / name) for name in
+             ("plain", "clone", "nested", "two", "empty", "notes")}
+    assert found["plain"] == (tmp_path / "plain", None)
+    assert found["clone"] == (tmp_path / "clone" / "exercises", None)
+    assert found["nested"] == (tmp_path / "nested" / "my-repo" / "exercises", None)
+    assert found["two"][1][0] == "refused" and "more than one" in found["two"][1][1]
+    assert found["empty"][1] == ("empty", "an empty folder")
+    assert found["notes"][1][0] == "empty"
+
+
+def zip_of(path, entries):
+    """A .zip of {name: text}; a name ending in '@' is stored as a symbolic link to its text."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in entries.items():
+            if name.endswith("@"):
+                info = zipfile.ZipInfo(name[:-1])
+                info.external_attr = (stat.S_IFLNK | 0o777) << 16
+                archive.writestr(info, text)
+            else:
+                archive.writestr(name, text)
+    return path
+
+
+def test_a_zip_is_extracted_inside_its_folder_or_refused(tmp_path):
+    """No name that leaves the folder (../, an absolute path), no link, no bomb: each refuses the
+    whole zip, and nothing is written outside the folder it was given."""
+    files = {f"repo/exercises/{p.name}": p.read_text() for p in SOLUTIONS.glob("ex*.py")}
+    good = zip_of(tmp_path / "good.zip", files)
+    cases = {
+        "traversal": {"../../outside.py": "x = 1\n"},
+        "absolute": {"/tmp/outside.py": "x = 1\n"},
+        "link": {"ex1_embedding.py@": "/etc/passwd"},
+        "many": {f"f{i}.py": "" for i in range(batch.ZIP_FILES + 1)},
+        "bomb": {"ex1_embedding.py": "#" * (batch.ZIP_BYTES + 1)},
+    }
+    for name, entries in cases.items():
+        target = tmp_path / f"into-{name}"
+        target.mkdir()
+        why = batch.extract_zip(zip_of(tmp_path / f"{name}.zip", entries), target)
+        assert why, f"{name}.zip was extracted"
+        assert not list(target.rglob("*.py")) or name == "many", name
+    assert not (tmp_path / "outside.py").exists()
+    (tmp_path / "into-good").mkdir()
+    assert batch.extract_zip(good, tmp_path / "into-good") == ""
+    job = batch.prepare(good, tmp_path)
+    assert job["path"].endswith("repo/exercises") and job["missing"] == []
+
+
+def test_names_stay_as_their_folders_visibly_and_never_a_formula():
+    """alice and alice with a zero-width space are two rows that look different; tabs, newlines,
+    bidirectional controls are shown as escapes, not removed; a formula gets an apostrophe."""
+    record = {"status": "empty", "note": "an empty folder", "exercises": {}, "total": 0,
+              "seconds": 0}
+    names = ["alice", ZERO_WIDTH, "tab\tname", "line\nbreak", "right\u202eleft", "=1+1", "+1",
+             "-1", "@SUM(A1)", "with, comma \"quoted\"", "back\\slash"]
+    rows = list(csv.DictReader(batch.csv_text(dict.fromkeys(names, record)).splitlines()))
+    shown = [row["name"] for row in rows]
+    assert len(set(shown)) == len(names)
+    assert "alice\\u200b" in shown and "tab\\tname" in shown and "line\\nbreak" in shown
+    assert "right\\u202eleft" in shown and "with, comma \"quoted\"" in shown
+    assert {"'=1+1", "'+1", "'-1", "'@SUM(A1)"} <= set(shown)
+    assert "back\\\\slash" in shown  # doubled, so that no name can pass for an escaped one
+    assert all(row["status"] == "empty" and row["note"] == "an empty folder" for row in rows)
+
+
+def test_the_summary_counts_each_status_and_the_grades():
+    graded = {"status": "graded", "note": "", "exercises": {}, "total": 100, "seconds": 1}
+    records = {"a": graded, "b": {**graded, "total": 40}, "c": {**graded, "total": 70},
+               "d": {**graded, "status": "incomplete", "note": "missing ex6_head.py",
+                     "total": 75},
+               "e": batch.record_of("empty", "an empty folder"),
+               "f": batch.record_of("refused", "a symbolic link"),
+               "g": batch.record_of("grading error", "its judge was killed by SIGKILL")}
+    text = batch.summary(records)
+    assert "graded 3 · incomplete 1 · empty 1 · refused 1 · grading error 1" in text
+    assert "mean 71.2" in text and "median 72.5" in text
+    assert "g: its judge was killed by SIGKILL" in text and "f: a symbolic link" in text
+    assert text.count("█") and "100 " in text
+
+
+def test_what_the_class_got_wrong_counts_the_likely_causes():
+    """The diagnoses the report gave, by exercise and key, most frequent first, with a few rows;
+    in the summary and in the CSV beside the gradebook."""
+    def wrong(exercise, key):
+        return {"status": "graded", "note": "", "total": 80, "seconds": 1, "exercises": {
+            exercise: {"score": 0, "diagnosis": {"key": key, "en": f"because {key}",
+                                                 "zh": f"因为 {key}"}}}}
+    records = {name: wrong("ex5_causal_mask", "ex5.zero") for name in ("a", "b", "=c")}
+    records["d"] = wrong("ex4_scaling", "ex4.unscaled")
+    rows = batch.causes(records)
+    assert [(r["exercise"], r["key"], r["count"]) for r in rows] == [
+        ("ex5_causal_mask", "ex5.zero", 3), ("ex4_scaling", "ex4.unscaled", 1)]
+    assert rows[0]["examples"] == ["=c", "a", "b"]
+    text = batch.summary(records)
+    assert "3 × ex5_causal_mask: because ex5.zero (e.g. '=c, a, b)" in text
+    assert "因为 ex5.zero" in batch.summary(records, "zh")
+    table = list(csv.DictReader(batch.causes_csv(rows).splitlines()))
+    assert table[0] == {"exercise": "ex5_causal_mask", "key": "ex5.zero", "count": "3",
+                        "cause": "because ex5.zero", "examples": "'=c, a, b"}
+
+
+# -- one batch, graded ----------------------------------------------------------------------------
+
+KILLED = "m-killed"  # graded on a judge that the hook kills as it starts this row
+
+
+def lay_out_class(folder):
+    """A class of 13 rows, laid out every way, with a judge that dies at KILLED."""
+    for name in ("a-right", "b-right", ZERO_WIDTH, "alice", "=SUM(1)", "z-right", KILLED,
+                 "n-after-1", "o-after-2", "p-after-3"):
+        solutions_in(folder / name)
+    solutions_in(folder / "clone" / "exercises")
+    solutions_in(folder / "nested" / "inner")
+    (folder / "empty").mkdir()
+    shutil.copytree(ROOT / "exercises", folder / "stubs")
+    partial = folder / "partial"
+    partial.mkdir()
+    shutil.copy(SOLUTIONS / "ex1_embedding.py", partial)
+    zip_of(folder / "zipped.zip",
+           {f"sub/{p.name}": p.read_text() for p in SOLUTIONS.glob("ex*.py")})
+    zip_of(folder / "evil.zip", {"../../evil.py": "x = 1\n"})
+    materialise_together([MISTAKE], [], folder / "q-mistake")  # what the class got wrong
+
+
+MISTAKE = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
+
+
+def start(base):
+    """Lay out the class in base and start grading it (conftest.start_long_runs calls this)."""
+    folder = base / "class"
+    folder.mkdir(parents=True)
+    lay_out_class(folder)
+    start_early("batch flows", "--batch", folder, "--csv", base / "class.csv", "--json",
+                base / "class.json", "--jobs", "2", "--seed", "5",
+                env={**os.environ, batch.KILL_HOOK: KILLED})
+
+
+@pytest.mark.full
+def test_a_class_laid_out_every_way_with_a_judge_killed_part_way():
+    done = early_run("batch flows")
+    rows = {row["name"]: row for row in
+            csv.DictReader((early_folder() / "batch-flows" / "class.csv").read_text().splitlines())}
+    got_mistake = rows.get("q-mistake", {}).get("total") or "100"  # (its points: test_fixtures)
+    expect = {"a-right": ("graded", "100"), "b-right": ("graded", "100"),
+              "alice": ("graded", "100"), "alice\\u200b": ("graded", "100"),
+              "'=SUM(1)": ("graded", "100"), "z-right": ("graded", "100"),
+              "n-after-1": ("graded", "100"), "o-after-2": ("graded", "100"),
+              "p-after-3": ("graded", "100"), "clone": ("graded", "100"),
+              "nested": ("graded", "100"), "zipped.zip": ("graded", "100"),
+              "stubs": ("graded", "0"), "partial": ("incomplete", "10"),
+              "empty": ("empty", "0"), "evil.zip": ("refused", "0"),
+              KILLED: ("grading error", "0"), "q-mistake": ("graded", got_mistake)}
+    got = {name: (row["status"], row["total"]) for name, row in rows.items()}
+    assert float(got_mistake) < 100
+    assert got == expect, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "SIGKILL" in rows[KILLED]["note"]
+    assert "missing ex2_averaging.py" in rows["partial"]["note"]
+    assert done.returncode == 1, done.stderr  # a row met a grading error: regrade it
+    assert "grading error 1" in done.stdout and f"{KILLED}: its judge was killed" in done.stdout
+    table = (early_folder() / "batch-flows" / "class-causes.csv").read_text()
+    wrong = list(csv.DictReader(table.splitlines()))
+    assert [(r["exercise"], r["key"], r["count"], r["examples"]) for r in wrong] == [
+        ("ex5_causal_mask", MISTAKE.diagnosis, "1", "q-mistake")]
+    assert "What the class got wrong" in done.stdout

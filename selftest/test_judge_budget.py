@@ -1,0 +1,67 @@
+"""The judge's own budget (issue 16, point 6): what it reads of a submission is bounded and charged
+to that submission, and a batch judge runs under a memory limit of its own."""
+import ast
+import os
+import shutil
+import sys
+
+import pytest
+
+from fixtures import SOLUTIONS
+from grading import source_check
+
+MIB = 1 << 20
+
+
+def test_a_dozen_big_files_named_by_imports_cost_the_judge_a_bounded_read(tmp_path, monkeypatch):
+    """Twelve 1 MiB files, imported by ex6_head.py behind `if False:` (so they never run): the
+    source reader parses at most 1 MiB of them in all (it used to parse 1 MiB of each, holding
+    hundreds of MB), and leaves the rest unread."""
+    folder = tmp_path / "submission"
+    shutil.copytree(SOLUTIONS, folder)
+    line = "x = [a + b for a in range(3) for b in c]\n"
+    for number in range(12):
+        (folder / f"big{number}.py").write_text(line * (MIB // len(line) + 1))
+    text = (folder / "ex6_head.py").read_text()
+    imports = "".join(f"    from . import big{number}\n" for number in range(12))
+    (folder / "ex6_head.py").write_text(text + "\nif False:\n" + imports)
+    parsed, parse = [], ast.parse
+
+    def counted(source, *args, **kwargs):  # the bytes parsed, without holding the big trees
+        parsed.append(len(source))
+        return parse("" if len(source) > 64 << 10 else source, *args, **kwargs)
+    source_check._ANSWERS.clear()
+    with monkeypatch.context() as patched:  # (undone before asserting: pytest parses too)
+        patched.setattr(source_check.ast, "parse", counted)
+        source_check.loops_in(folder, "ex6_head", "Head.forward")
+        reader = source_check._Submission(folder)  # every file it might be asked for
+        for number in range(12):
+            reader.load(f"big{number}.py")
+    assert sum(parsed) <= MIB, f"{sum(parsed) / MIB:.1f} MiB parsed"
+    assert reader.unread, "nothing was left unread"
+
+
+def test_a_judge_under_its_memory_limit_fails_to_allocate_past_it():
+    """The limit a batch judge puts on itself (grading/batch.limit_judge_memory): past it, an
+    allocation fails in that process, which the batch then replaces."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("RLIMIT_AS is Linux's here")
+    from grading import batch
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a stand-in judge: limit itself to 256 MiB more, then try for 1 GiB
+        os.close(read_end)
+        try:
+            batch.limit_judge_memory(256 * MIB)
+            try:
+                bytearray(1024 * MIB)
+                os.write(write_end, b"allocated")
+            except MemoryError:
+                os.write(write_end, b"refused")
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as answer:
+        said = answer.read()
+    os.waitpid(pid, 0)
+    assert said == b"refused"
