@@ -95,7 +95,7 @@ def test_without_the_solutions_no_grading_mode_exits_0(student_copy, tmp_path):
     assert "✅" not in table and "did not run" in table
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["output"].startswith("Not the grade") and "7/15" in results["output"]
-    assert results["extra_data"] == {"hidden_checks_ran": False}
+    assert results["extra_data"]["hidden_checks_ran"] is False
     hidden = [t for t in results["tests"] if "hidden" in t["tags"]]
     assert hidden and all(t["score"] == 0 and "not run" in t["output"] for t in hidden)
     check = subprocess.run([sys.executable, "grader.py", "--check"], cwd=copy,
