@@ -31,6 +31,7 @@ _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS, _PR_SET_CHILD_SUBREAPER = 38, 36
+_PR_SET_PDEATHSIG = 1
 _EXECUTE, _WRITE_FILE, _READ_FILE, _READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 _WRITES = sum(1 << bit for bit in (4, 5, 6, 7, 8, 9, 10, 11, 12))  # remove, make dir/reg/sym…
 _REFER, _TRUNCATE, _IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
@@ -318,9 +319,15 @@ def _last_capability():
         return 63
 
 
+CPU_SECONDS = 600  # of one worker's own CPU time, whatever becomes of the judge that watches it
+
+
 def limit_resources(memory_bytes, file_bytes=OUTPUT_FILE_LIMIT):
-    """Memory (address space beyond what the worker has already mapped), file size, no cores."""
+    """Memory (address space beyond what the worker has already mapped), file size, no cores, and
+    CPU time: the judge's limits are far tighter, but a worker whose judge was killed (and so
+    never kills it) must not loop for ever (seen: orphans spinning for an hour)."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails instead of killing
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
     if memory_bytes:
@@ -328,6 +335,15 @@ def limit_resources(memory_bytes, file_bytes=OUTPUT_FILE_LIMIT):
         if mapped is not None:
             cap = mapped + memory_bytes
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def die_with_parent(parent):
+    """SIGKILL when the zygote that forked this worker dies (Linux): the zygote kills its workers
+    when its judges go, but a zygote that is killed itself cannot."""
+    if sys.platform.startswith("linux"):
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # it died before the call
+        os._exit(0)
 
 
 def prefer_oom_kill():

@@ -283,6 +283,7 @@ def _warm_up():
 def _serve(request, control, controls, children):
     from grading import sandbox
     op = request.get("op")
+    zygote = os.getpid()
     if op == "spawn":
         judge_end, worker_end = socket.socketpair()
         try:
@@ -294,6 +295,7 @@ def _serve(request, control, controls, children):
             return
         if pid == 0:
             try:
+                sandbox.die_with_parent(zygote)
                 for other in controls:
                     other.close()
                 judge_end.close()

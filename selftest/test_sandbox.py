@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import processes_mentioning
 from grading import sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +45,7 @@ PRELUDE = """
 import ctypes, fcntl, os, resource, signal, socket, subprocess, sys, threading
 sys.path.insert(0, {root!r})
 {torch}
+from conftest import processes_mentioning
 from grading import sandbox
 sys.path.remove({root!r})
 import tempfile
@@ -535,3 +537,52 @@ def test_the_filter_decides_right(machine):
     assert decide("prlimit64", 0, 9, 0, 0x7FFF0000) == ALLOW  # reads only
     assert decide("prlimit64", 0, 9, 0x7FFF0000, 0) == EPERM
     assert decide("prlimit64", 0, 9, 0x7F0000000000, 0) == EPERM  # low 32 bits zero
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Linux backend's zygote")
+def test_a_worker_dies_with_its_zygote(tmp_path):
+    """A judge and its zygote killed (SIGKILL: nothing of theirs runs) while a worker loops for
+    ever: the worker goes too (PR_SET_PDEATHSIG), instead of spinning on as an orphan (seen: three
+    for an hour after a self-test was cut short). RLIMIT_CPU is the backstop."""
+    import shutil
+    folder = tmp_path / "looping"
+    shutil.copytree(ROOT / "solutions", folder)
+    shutil.copy(ROOT / "selftest" / "submissions" / "broken-ex6-loop_in_forward" / "ex6_head.py",
+                folder)
+    judge = subprocess.Popen([sys.executable, str(ROOT / "grader.py"), "--submission", folder,
+                              "6", "--timeout", "8"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def state(pid):
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None  # gone
+
+    def zygotes():  # in the judge's session, with the worker's command line
+        return [pid for pid in processes_mentioning(str(ROOT / "grading" / "worker.py"))
+                if state(pid) and os.getsid(pid) == judge.pid]
+
+    def workers(of):  # forked by those zygotes, and looping (running)
+        return [pid for pid in processes_mentioning(str(ROOT / "grading" / "worker.py"))
+                if state(pid) and int(state(pid)[1]) in of and state(pid)[0] == "R"]
+    looping = []
+    try:
+        deadline = time.monotonic() + 60
+        while not looping and time.monotonic() < deadline:
+            time.sleep(0.2)
+            looping = workers(zygotes())
+        assert looping, "no worker started"
+        os.killpg(judge.pid, signal.SIGKILL)  # the judge and the zygote, not the worker's session
+        judge.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while any(state(pid) and state(pid)[0] != "Z" for pid in looping) \
+                and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(state(pid) and state(pid)[0] != "Z" for pid in looping)
+    finally:
+        for pid in looping:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
