@@ -12,6 +12,7 @@
     python grader.py --check         the repository's own test, for instructors (about a minute)
     python grader.py --check --full  also the grader's own machinery, as CI runs it (a few minutes)
     python grader.py --batch DIR --csv grades.csv   a class's gradebook: one row per folder or .zip
+                                     (--report class.md: what the class got wrong, as Markdown)
     python grader.py release OUT     the student copy: no solutions, no fixtures
     python grader.py gradescope OUT.zip [--lang en] [--hidden-visibility after_due_date]
                                      the Gradescope autograder (holds the solutions)
@@ -60,6 +61,8 @@ def parse(argv):
     parser.add_argument("--seed", type=int, help="replay the random inputs of an earlier run")
     parser.add_argument("--json", metavar="PATH", help="write results (Gradescope's format) here")
     parser.add_argument("--csv", metavar="PATH", help="with --batch: the gradebook, one row each")
+    parser.add_argument("--report", metavar="PATH",
+                        help="with --batch: what the class got wrong, as Markdown")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="with --batch: submissions graded at once (default: the cores)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
@@ -167,8 +170,11 @@ def main(argv=None):
             raise ValueError(f"{folder} is not a folder")
         if args.batch and not (args.json or args.csv):
             raise ValueError("--batch needs --csv PATH (or --json PATH) for the results")
-        if args.csv and not args.batch:
-            raise ValueError("--csv goes with --batch DIR")
+        if (args.csv or args.report) and not args.batch:
+            raise ValueError("--csv and --report go with --batch DIR")
+        if args.report:
+            from grading.report import check_writable
+            check_writable(args.report)
         if args.csv:
             from grading.report import check_writable
             check_writable(args.csv)
@@ -223,6 +229,9 @@ def main(argv=None):
                 write_text(args.csv, csv_text(results["submissions"]))
                 write_text(causes_path(args.csv),
                            causes_csv(causes(results["submissions"], args.lang)))
+            if args.report:
+                from grading.batch import class_report
+                write_text(args.report, class_report(results["submissions"], args.lang))
         return code
     except KeyboardInterrupt:
         if args.watch:

@@ -542,6 +542,35 @@ def causes_path(gradebook):
     return gradebook.with_name(gradebook.stem + "-causes.csv")
 
 
+def class_report(records, lang="en"):
+    """`--report PATH`: what the class got wrong, as Markdown a TA can paste or print: the totals,
+    then per exercise its most frequent likely causes, with counts and a few submissions."""
+    say = lambda zh, en: Bi(zh, en).render(lang)  # noqa: E731
+    esc = lambda text: inert_line(visible(str(text))).replace("|", "\\|")  # noqa: E731
+    totals = [r["total"] for r in records.values() if r["status"] in ("graded", "incomplete")]
+    counts = Counter(record["status"] for record in records.values())
+    out = [say("# 全班评分报告", "# The class's grades"), "",
+           say(f"{len(records)} 份提交：", f"{len(records)} submissions: ")
+           + ", ".join(f"{status} {counts[status]}" for status in STATUSES if counts[status])]
+    if totals:
+        out.append(say(f"有分数的 {len(totals)} 份：平均 {statistics.mean(totals):.1f}，中位数 "
+                       f"{statistics.median(totals):g}（满分 100）。",
+                       f"With a grade {len(totals)}: mean {statistics.mean(totals):.1f}, median "
+                       f"{statistics.median(totals):g} (of 100)."))
+    wrong = causes(records, lang)
+    out += ["", say("## 全班最常见的可能原因", "## What the class got wrong"), ""]
+    if not wrong:
+        out.append(say("没有一份提交得到可能的原因。", "No submission got a likely cause."))
+    for exercise in sorted({row["exercise"] for row in wrong}):
+        out += [f"### {exercise}", "", say("| 份数 | 可能的原因 | 例如 |", "| count | likely cause | e.g. |"),
+                "|---:|---|---|"]
+        out += [f"| {row['count']} | {esc(row['cause'])} | "
+                f"{esc(', '.join(row['examples']))} |"
+                for row in wrong if row["exercise"] == exercise]
+        out.append("")
+    return report.no_commands("\n".join(out)).rstrip() + "\n"
+
+
 def summary(records, lang="en"):
     """What a TA reads at the end: how many rows of each status, the mean, the median and the
     distribution of the graded totals, and every row that was not graded, with why."""

@@ -139,6 +139,22 @@ def test_what_the_class_got_wrong_counts_the_likely_causes():
                         "cause": "because ex5.zero", "examples": "'=c, a, b"}
 
 
+def test_the_class_report_is_markdown_by_exercise():
+    """--report PATH: per exercise, its likely causes with counts and a few rows, as a table; a
+    learner's name or text cannot break the table or carry a command."""
+    def wrong(exercise, key, text):
+        return {"status": "graded", "note": "", "total": 80, "seconds": 1, "exercises": {
+            exercise: {"score": 0, "diagnosis": {"key": key, "en": text, "zh": text}}}}
+    records = {name: wrong("ex5_causal_mask", "ex5.zero", "no mask") for name in ("a", "b|c")}
+    records["d"] = wrong("ex4_scaling", "ex4.unscaled", "not scaled")
+    records["e"] = {"status": "empty", "note": "", "total": 0, "seconds": 0, "exercises": {}}
+    text = batch.class_report(records)
+    assert "4 submissions: graded 3, empty 1" in text and "mean 80.0, median 80" in text
+    assert text.index("### ex4_scaling") < text.index("### ex5_causal_mask")
+    assert "| 2 | no mask | a, b\\|c |" in text and "| 1 | not scaled | d |" in text
+    assert "## 全班最常见的可能原因" in batch.class_report(records, "zh")
+
+
 # -- one batch, graded ----------------------------------------------------------------------------
 
 KILLED = "m-killed"  # graded on a judge that the hook kills as it starts this row
