@@ -45,7 +45,6 @@ PRELUDE = """
 import ctypes, fcntl, os, resource, signal, socket, subprocess, sys, threading
 sys.path.insert(0, {root!r})
 {torch}
-from conftest import processes_mentioning
 from grading import sandbox
 sys.path.remove({root!r})
 import tempfile
