@@ -336,7 +336,10 @@ def expect_no_loop(shown, what, where=None, most=150):
         at_zh = f"（可能在 {found[0]} 第 {found[1]} 行：{found[2]}）" if found else ""
         at_en = f" (perhaps {found[0]}, line {found[1]}: {found[2]})" if found else ""
         if len(set(lengths.values())) > 1:
-            listed = ", ".join(f"{key}: {n}" for key, n in lengths.items())
+            first = {}  # one size for each length: the numbers that show the growth, no more
+            for key, n in lengths.items():
+                first.setdefault(n, key)
+            listed = ", ".join(f"{key}: {n}" for n, key in sorted(first.items())[:3])
             zh = f"{what} 调用 torch 运算的次数随长度或批量变化（{listed}），说明有对位置或样本的 Python 循环"
             en = (f"{what} makes a different number of torch operations as T or B change "
                   f"({listed}): a Python loop over positions or samples")
