@@ -133,7 +133,8 @@ def length(record):
 
 
 def check(record):
-    """Raise ReplayError if the record cannot be replayed at all (before any input is chosen)."""
+    """The operator of each entry; ReplayError if the record cannot be replayed at all (before
+    any input is chosen)."""
     if not isinstance(record, dict) or not isinstance(record.get("ops"), list):
         raise ReplayError("malformed", "no record of operations came back")
     if record.get("truncated") is True or len(record["ops"]) > MAX_OPS:
@@ -147,14 +148,13 @@ def check(record):
         if overload is not None and torch.Tag.nondeterministic_seeded in overload.tags:
             raise ReplayError("random", f"{operator_name(op[0])} draws random numbers",
                               operator_name(op[0]))
-    for op in record["ops"]:
-        resolve(op[0])
+    return [resolve(op[0]) for op in record["ops"]]
 
 
 def replay(record, inputs, params=None):
     """The output the record computes for `inputs` (the call's arguments) and `params` ({path:
     tensor}): a tensor, or a tuple of them. Raises ReplayError when it cannot be verified."""
-    check(record)
+    overloads = check(record)
     params = {k: v.clone() for k, v in (params or {}).items()}
     inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in inputs]
     results, work = [], [0]
@@ -176,8 +176,8 @@ def replay(record, inputs, params=None):
                 return found
         raise ReplayError("malformed", "a reference the judge cannot resolve")
 
-    for name, args, kwargs in record["ops"]:
-        overload, op = resolve(name), operator_name(name)
+    for (name, args, kwargs), overload in zip(record["ops"], overloads):
+        op = operator_name(name)
         call_args, call_kwargs = value(args), {str(k): value(v) for k, v in kwargs.items()}
         work[0] += _bound(op, overload, call_args, call_kwargs)
         if work[0] > MAX_WORK:

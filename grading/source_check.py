@@ -124,7 +124,7 @@ class _Submission:
 
     def __init__(self, folder):
         self.root = os.path.realpath(folder)
-        self.files, self.stamps, self.cache, self.oversized, self.unread = {}, {}, {}, [], []
+        self.files, self.stamps, self.cache, self.unread = {}, {}, {}, []
         self.spent = 0  # bytes read for this submission, in all (charged to BUDGET)
         if any(not path.startswith(self.root + os.sep) for path in _PARSED):
             _PARSED.clear()  # another submission: a judge holds the files of one at a time
@@ -144,8 +144,6 @@ class _Submission:
                 if _PARSED.get(path, (None,))[0] != stamp:
                     _PARSED[path] = stamp, _read(path) or EMPTY
                 self.files[rel] = _PARSED[path][1]
-                if stamp[2] > LIMIT:
-                    self.oversized.append(rel)  # read in part: what lies beyond cannot be vouched for
         return self.files[rel]
 
     def module_rel(self, name):

@@ -293,16 +293,19 @@ def unverified(error, what):
 def verified(shown, what):
     """Judge side: each record, replayed here on the fresh arguments, gives what the learner's
     code returned for them. Returns {size: the number of operations}; CheckFailed otherwise."""
-    lengths = {}
-    for size, work in shown.items():
-        try:
-            replayed = replay.replay(work["record"], work["args"], work["params"])
-        except replay.ReplayError as error:
-            raise CheckFailed(unverified(error, what)) from None
-        if not replay.same(replayed, work["output"]):
-            outside(what)
-        lengths[size] = replay.length(work["record"])
-    return lengths
+    for work in shown.values():
+        expect_replays_to(work["record"], work["args"], work["params"], work["output"], what)
+    return {size: replay.length(work["record"]) for size, work in shown.items()}
+
+
+def expect_replays_to(record, args, params, output, what):
+    """The record, replayed here on args (with the judge's params), gives output."""
+    try:
+        replayed = replay.replay(record, list(args), params)
+    except replay.ReplayError as error:
+        raise CheckFailed(unverified(error, what)) from None
+    if not replay.same(replayed, output):
+        outside(what)
 
 
 def outside(what):
@@ -394,34 +397,29 @@ class Consistent:
         self.function, self.what, self.params = function, what, params or {}
         self.records = {}  # the arguments' shapes -> the record of the first call with them
 
-    def _check(self, args, output):
-        record = self.records.get(shapes_of(args))
-        if record is None:
-            return
-        try:
-            replayed = replay.replay(record, list(args), self.params)
-        except replay.ReplayError as error:
-            raise CheckFailed(unverified(error, self.what)) from None
-        if not replay.same(replayed, output):
-            outside(self.what)
+    def _recorded(self, args):
+        """The record of the first call with these arguments' shapes (a record holds the sizes
+        of its call), made before that call runs."""
+        key = shapes_of(args)
+        if key not in self.records:
+            self.records[key] = self.function.trace(*args, params=list(self.params))
+        return self.records[key]
 
     def __call__(self, *args):
         if self.function.trusted:  # the solution's
             return self.function(*args)
-        if shapes_of(args) not in self.records:  # a record holds the sizes of its call
-            self.records[shapes_of(args)] = self.function.trace(*args, params=list(self.params))
+        record = self._recorded(args)
         output = self.function(*args)
-        self._check(args, output)
+        expect_replays_to(record, args, self.params, output, self.what)
         return output
 
     def vjp(self, args, **kwargs):
         if self.function.trusted:
             return self.function.vjp(args, **kwargs)
-        if shapes_of(args) not in self.records:
-            self.records[shapes_of(args)] = self.function.trace(*args, params=list(self.params))
+        record = self._recorded(args)
         reply = self.function.vjp(args, **kwargs)
         if isinstance(reply, dict):
-            self._check(args, reply.get("output"))
+            expect_replays_to(record, args, self.params, reply.get("output"), self.what)
         return reply
 
 
