@@ -32,7 +32,8 @@ from pathlib import Path
 
 from grading.i18n import LANGUAGES, Bi, default_language
 from grading.inert import inert, inert_line
-from grading.session import EXERCISE_BUDGET, EXERCISES, EXERCISES_DIR, ROOT, SOLUTIONS
+from grading.config import EXERCISES, EXERCISES_DIR, EXERCISE_BUDGET, ROOT, SOLUTIONS
+from grading.errors import GradingError, WallsMissing, SessionError
 
 USAGE_ERROR = 2
 
@@ -90,7 +91,7 @@ def parse(argv):
         args = parser.parse_args([])
         args.release, args.hint, args.demo = argv[1], False, False
         return args
-    if argv and argv[0] == "gradescope":  # its options are its own: grading/gradescope.py
+    if argv and argv[0] == "gradescope":  # its options are its own: grading/commands/gradescope.py
         args = parser.parse_args([])
         args.gradescope, args.release, args.hint, args.demo = argv[1:], None, False, False
         return args
@@ -121,7 +122,7 @@ def exercise_names(text):
 
 
 def main(argv=None):
-    from grading.python_walls import install_tripwire, tripwire_wanted
+    from grading.walls.audit import install_tripwire, tripwire_wanted
     try:
         args = parse(argv)
     except SystemExit as stop:
@@ -137,13 +138,13 @@ def main(argv=None):
             print("grader.py: --check is the instructor's tool; this copy has no selftest/",
                   file=sys.stderr)
             return USAGE_ERROR
-        from grading.check import check
+        from grading.commands.check import check
         return check(full=args.full)
     if getattr(args, "gradescope", None) is not None:
-        from grading.gradescope import main as gradescope
+        from grading.commands.gradescope import main as gradescope
         return gradescope(args.gradescope)
     if args.release:
-        from grading.release import release
+        from grading.commands.release import release
         try:
             out = release(args.release)
         except (ValueError, OSError) as error:
@@ -156,7 +157,7 @@ def main(argv=None):
         return 0
     try:
         if args.hint:
-            from grading.hints import show
+            from grading.commands.hints import show
             print(show(exercise_names(args.exercise)[0], args.level, args.remember, args.lang))
             return 0
         exercises = exercise_names(args.exercise)
@@ -173,10 +174,10 @@ def main(argv=None):
         if (args.csv or args.report) and not args.batch:
             raise ValueError("--csv and --report go with --batch DIR")
         if args.report:
-            from grading.report import check_writable
+            from grading.output.report import check_writable
             check_writable(args.report)
         if args.csv:
-            from grading.report import check_writable
+            from grading.output.report import check_writable
             check_writable(args.csv)
         if args.watch and (args.batch or args.json):
             raise ValueError("--watch grades one folder on the screen: no --batch or --json")
@@ -188,14 +189,13 @@ def main(argv=None):
             raise ValueError(f"--timeout must be more than 0 and at most {EXERCISE_BUDGET:g} "
                              "seconds, the time budget of one exercise")
         if args.json:
-            from grading.report import check_writable
+            from grading.output.report import check_writable
             check_writable(args.json)
     except (ValueError, OSError) as error:
         print(f"grader.py: {error}", file=sys.stderr)
         return USAGE_ERROR
 
-    from grading.portable import WallsMissing, start
-    from grading.zygote import GradingError
+    from grading.backends.portable import start
     # Grades that count: a batch, and a results.json (what CI's grade.sh and the Gradescope bundle
     # write). These refuse the portable backend unless it is chosen by name (portable.start).
     counts = bool(args.batch or args.json) and not args.demo
@@ -203,7 +203,7 @@ def main(argv=None):
     # does the same.
     clients = 1
     if args.batch:  # each judge needs a zygote connection, one started for a dead one too
-        from grading.batch import judges_for
+        from grading.commands.batch import judges_for
         clients = judges_for(args.jobs)
     try:
         zygote = start(ROOT, memory=int(args.memory * 1024 ** 3), clients=clients,
@@ -216,21 +216,21 @@ def main(argv=None):
         return USAGE_ERROR
     try:
         if args.demo:
-            from grading.demo import main as demo
+            from grading.demo.report import main as demo
             return demo(zygote, folder, args.seed, args.lang, args.json)
         code, results = run(args, folder, exercises, zygote)
         zygote.close()  # every worker, and all they started, is gone before results are written
         if results is not None:
-            from grading.report import write_json, write_text
+            from grading.output.report import write_json, write_text
             if args.json:
                 write_json(args.json, results)
             if args.csv:  # the gradebook, and what the class got wrong beside it
-                from grading.batch import causes, causes_csv, causes_path, csv_text
+                from grading.commands.batch import causes, causes_csv, causes_path, csv_text
                 write_text(args.csv, csv_text(results["submissions"]))
                 write_text(causes_path(args.csv),
                            causes_csv(causes(results["submissions"], args.lang)))
             if args.report:
-                from grading.batch import class_report
+                from grading.commands.batch import class_report
                 write_text(args.report, class_report(results["submissions"], args.lang))
         return code
     except KeyboardInterrupt:
@@ -248,14 +248,15 @@ def main(argv=None):
 
 def run(args, folder, exercises, zygote):
     """Grade; returns (exit status, what to write to --json or None)."""
-    from grading import report  # imported before any submission code runs, like everything else
-    from grading.session import CALL_TIMEOUT, SessionError, grade
+    from grading.output import report  # imported before any submission code runs, like everything else
+    from grading.config import CALL_TIMEOUT
+    from grading.judge.session import grade
 
     seed = args.seed if args.seed is not None else random.randrange(1, 1 << 31)
     timeout = args.timeout or CALL_TIMEOUT
     try:
         if args.batch:
-            from grading.batch import causes, grade_all, grading_errors, summary
+            from grading.commands.batch import causes, grade_all, grading_errors, summary
             records = grade_all(zygote, folder, seed, exercises, timeout, args.jobs)
             print(summary(records, args.lang), flush=True)
             # 1, not 2: the gradebook is written and every other row holds; and 2 is never
@@ -305,7 +306,7 @@ def not_a_pass(result, args, actions):
     the hidden checks did not run (no solutions here) in a run that may be taken for a grade;
     the workflow reports changes outside exercises/ (GRADER_CHANGES_OUTSIDE, set by the CI step
     from .github/scripts/outside-exercises.sh)."""
-    from grading import report
+    from grading.output import report
     blockers = []
     if result.hidden_points and grading_mode(args, actions):
         blockers.append(report.not_graded(result) + Bi(
@@ -322,8 +323,8 @@ def not_a_pass(result, args, actions):
 def watch(zygote, folder, seed, timeout, result, command, lang, poll=0.3):
     """Show the grade; whenever ex*.py files change, regrade every one of them (however many
     changed within one poll: an editor's Save All, git checkout) and show it again."""
-    from grading import report
-    from grading.session import grade
+    from grading.output import report
+    from grading.judge.session import grade
 
     def stamps():  # size and mtime in ns: two saves within a second differ, a rewrite too
         found = {}

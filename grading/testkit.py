@@ -1,7 +1,7 @@
 """What the test files use: grade marks, shape sets, scenario helpers, judge-side checks, diagnoses.
 
 A *scenario* is a plain function `(ex, generator, **params) -> outputs`, where `ex` is an exercise
-module: the learner's through grading.remote (each call a request to the worker) or the solution's.
+module: the learner's through grading.judge.remote (each call a request to the worker) or the solution's.
 It runs in the judge both times, with generators seeded alike: drawing inputs, perturbing them,
 every comparison happens in the judge, where the submission cannot reach.
 
@@ -16,11 +16,11 @@ import math
 import pytest
 import torch
 
-from grading import replay
+from grading.judge import replay
 from grading.i18n import Bi
-from grading.judge import WorkerFailure
-from grading.protocol import NotATensor
-from grading.remote import Remote
+from grading.wire.protocol import NotATensor
+from grading.judge.remote import Remote
+from grading.errors import WorkerFailure, CheckFailed, ReplayError
 
 # Shape sets that expose silent bugs: B > 1, T < block_size, T != head_size,
 # head_size != n_embd (both ways) and vocab_size != n_embd.
@@ -46,7 +46,7 @@ def hidden(points):
 
 
 # -- scenario side: each scenario runs in the judge, on the learner's module through the worker
-#    (grading.remote) and on the solution's, with generators seeded alike --------------------------
+#    (grading.judge.remote) and on the solution's, with generators seeded alike --------------------------
 
 class Mismatch(WorkerFailure):
     """The submission's module lacks the structure the exercise's API fixes; `key` is for the
@@ -130,14 +130,6 @@ def trainable_shapes(module):
 
 
 # -- judge side -----------------------------------------------------------------------------------
-
-class CheckFailed(AssertionError):
-    """A check on the submission's outputs failed; `text` is what the learner reads."""
-
-    def __init__(self, text):
-        super().__init__(text.en)
-        self.text = text
-
 
 class Diagnosis:
     """The likely mistake behind a failing exercise, named by a key the mistake catalogue uses."""
@@ -240,7 +232,7 @@ def expect_sequence(value, what, length):
     return value
 
 
-# -- shown work: how a call computes, verified by replaying its record here (grading.replay) --------
+# -- shown work: how a call computes, verified by replaying its record here (grading.judge.replay) --------
 
 # Two batch sizes and three lengths, one long: a loop of a fixed number of steps (64 steps, or
 # block_size, whatever T is) must take at least as many as the longest T, and its record is then
@@ -302,7 +294,7 @@ def expect_replays_to(record, args, params, output, what):
     """The record, replayed here on args (with the judge's params), gives output."""
     try:
         replayed = replay.replay(record, list(args), params)
-    except replay.ReplayError as error:
+    except ReplayError as error:
         raise CheckFailed(unverified(error, what)) from None
     if not replay.same(replayed, output):
         outside(what)

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import fingerprint, processes_mentioning
 from fixtures import exercise_of_fixture, fixture_dirs, twin_of
-from grading.sandbox import landlock_abi
+from grading.walls.kernel import landlock_abi
 
 # What the first attacks' exercises honestly earn, from before attacks came with twins: 0 for a
 # wrong or absent answer; the points of what its code does compute right otherwise.

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT, early_folder, early_run, start_early
 from fixtures import MISTAKES, SOLUTIONS, materialise_together, mistake_id
-from grading import batch
+from grading.commands import batch
 
 ZERO_WIDTH = "alice\u200b"
 

@@ -71,7 +71,7 @@ def test_hint_levels_then_a_clear_end():
 
 
 def test_hint_remembers_only_when_asked():
-    from grading.hints import MEMORY
+    from grading.commands.hints import MEMORY
     kept = MEMORY.read_bytes() if MEMORY.exists() else None
     try:
         MEMORY.unlink(missing_ok=True)

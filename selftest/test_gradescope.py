@@ -1,4 +1,4 @@
-"""The Gradescope autograder bundle (grading/gradescope.py): its layout, and run_autograder in a
+"""The Gradescope autograder bundle (grading/commands/gradescope.py): its layout, and run_autograder in a
 fake /autograder (AUTOGRADER_ROOT) on three submissions graded at once: the stubs (0), the
 solutions (100), and the solutions without ex6_head.py but with files to ignore (100 − ex6)."""
 import json
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from grading import gradescope
-from grading.session import EXERCISES
+from grading.commands import gradescope
+from grading.config import EXERCISES
 
 pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
 
@@ -112,7 +112,7 @@ def test_the_zip_holds_setup_run_autograder_and_the_grader(bundle):
         settings = json.loads(archive.read(gradescope.SETTINGS))
     assert settings == {"lang": "zh", "hidden_visibility": "after_published"}  # the defaults
     shipped = {name[len(gradescope.FOLDER) + 1:] for name in infos if "/" in name}
-    expected = {"grader.py", "pytest.ini", "requirements.txt"} | {
+    expected = {"grader.py", "course.py", "pytest.ini", "requirements.txt"} | {
         p.relative_to(ROOT).as_posix() for folder in ("grading", "tests", "solutions", "exercises")
         for p in (ROOT / folder).rglob("*")
         if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
@@ -216,7 +216,7 @@ def test_a_check_that_errs_costs_that_check_not_the_submission(tmp_path, monkeyp
     """Defence in depth: when a test meets an error of the grader itself (grader.py writes
     results.json, then exits 2), the other exercises keep their points; the learner reads which
     check erred and that it is no problem of their code."""
-    from grading.report import GRADING_ERROR_TAG
+    from grading.output.report import GRADING_ERROR_TAG
     (tmp_path / "submission").mkdir()
     results = tmp_path / "results" / "results.json"
     tests = [{"name": f"{name} · a check", "score": 0 if name == LAST else 5, "max_score": 5,

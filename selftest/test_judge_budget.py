@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from fixtures import SOLUTIONS
-from grading import source_check
+from grading.judge import source_check
 
 MIB = 1 << 20
 
@@ -46,7 +46,7 @@ def test_a_judge_under_its_memory_limit_fails_to_allocate_past_it():
     allocation fails in that process, which the batch then replaces."""
     if not sys.platform.startswith("linux"):
         pytest.skip("RLIMIT_AS is Linux's here")
-    from grading import batch
+    from grading.commands import batch
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # a stand-in judge: limit itself to 256 MiB more, then try for 1 GiB

@@ -15,10 +15,11 @@ import unicodedata
 from pathlib import Path
 
 
-from grading import batch, report
+from grading.commands import batch
+from grading.output import report
 from grading.i18n import Bi
-from grading.plugin import TestResult as Result  # not collected as a test class
-from grading.session import ExerciseGrade, Grade
+from grading.judge.plugin import TestResult as Result  # not collected as a test class
+from grading.judge.session import ExerciseGrade, Grade
 from grading.testkit import Diagnosis
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,7 +1,7 @@
-"""The portable backend (grading/portable.py), tested on Linux.
+"""The portable backend (grading/backends/portable.py), tested on Linux.
 
 The whole fixture set is graded a second time with GRADER_BACKEND=portable (conftest's
-start_portable_batch), where every Linux-only call raises (grading/python_walls.py's tripwire):
+start_portable_batch), where every Linux-only call raises (grading/walls/audit.py's tripwire):
 every fixture must get the same points, statuses, messages and diagnosis as in the Linux backend.
 The walls of the portable backend must refuse what the kernel's walls refuse, with the kernel's
 own errors, and the tripwire must really trip.
@@ -66,12 +66,12 @@ def run_python(code, **env):
 def test_the_tripwire_makes_every_linux_only_call_raise():
     done = run_python("""
         import ctypes, os, socket, sys
-        from grading import python_walls
-        python_walls.install_tripwire()
+        from grading.walls import audit
+        audit.install_tripwire()
         def attempt(name, call):
             try:
                 call()
-            except python_walls.LinuxOnlyCall:
+            except audit.LinuxOnlyCall:
                 print(name, "tripped")
             except Exception as error:
                 print(name, type(error).__name__)
@@ -82,7 +82,7 @@ def test_the_tripwire_makes_every_linux_only_call_raise():
         attempt("listdir proc", lambda: os.listdir("/proc"))
         attempt("seqpacket", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET))
         attempt("prctl", lambda: ctypes.CDLL(None).prctl)
-        attempt("landlock", lambda: __import__("grading.sandbox").sandbox.landlock_abi())
+        attempt("landlock", lambda: __import__("grading.walls.kernel").sandbox.landlock_abi())
         attempt("stream pair", lambda: socket.socketpair())
         attempt("read a file", lambda: open(sys.executable, "rb").close())
     """)
@@ -121,8 +121,8 @@ def test_the_portable_walls_refuse_with_the_kernels_errors():
         done = run_python(f"""
             import ctypes, os, socket, subprocess, sys
             import _posixsubprocess, _posixshmem, gc, sqlite3  # loaded before the walls
-            from grading import python_walls
-            python_walls.put_up({str(package)!r})
+            from grading.walls import audit
+            audit.put_up({str(package)!r})
             def attempt(name, call):
                 try:
                     call()
@@ -184,7 +184,7 @@ def test_the_backends_start_before_the_judge_imports_torch():
     while the judge does: the modules that choose and start a backend must not import torch."""
     done = run_python("""
         import sys
-        import grading.portable, grading.zygote, grading.python_walls
+        import grading.backends.portable, grading.backends.zygote, grading.walls.audit
         print(sorted(m for m in ("torch", "numpy", "pytest") if m in sys.modules))
     """)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr

@@ -150,7 +150,7 @@ def test_a_finder_left_by_one_exercise_does_not_decide_the_next(tmp_path):
 
 
 def test_torchs_file_entry_points_are_unreachable_behind_the_walls(tmp_path):
-    """After python_walls.put_up, each of torch's ways to a file refuses (EPERM, as seccomp), those
+    """After audit.put_up, each of torch's ways to a file refuses (EPERM, as seccomp), those
     already loaded and those reached by name; numpy's reach files through Python's open, which the
     hook refuses (EACCES, as Landlock); the rest of torch works as before."""
     solution = ROOT / "solutions" / "ex5_causal_mask.py"
@@ -161,8 +161,8 @@ def test_torchs_file_entry_points_are_unreachable_behind_the_walls(tmp_path):
         import numpy as np, torch
         warnings.simplefilter("ignore")
         scripted = torch.jit.script(torch.nn.Linear(2, 2))
-        from grading import python_walls
-        python_walls.put_up({str(package)!r})
+        from grading.walls import audit
+        audit.put_up({str(package)!r})
         path, out, size = {str(solution)!r}, {str(tmp_path / "out")!r}, 100
         source = "def f(x: Tensor):\\n    torch.save(x, " + repr(out) + ")\\n    return x\\n"
         attempts = {{

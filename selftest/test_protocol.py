@@ -6,7 +6,8 @@ import socket
 import pytest
 import torch
 
-from grading import protocol
+from grading.wire import protocol
+from grading.errors import ProtocolError, PeerClosed
 
 
 def roundtrip(value):
@@ -41,18 +42,18 @@ def test_a_tensor_subclass_or_other_object_comes_back_as_not_a_tensor():
     {},
 ])
 def test_malformed_values_are_refused(wire):
-    with pytest.raises(protocol.ProtocolError):
+    with pytest.raises(ProtocolError):
         protocol.from_wire(wire)
 
 
 def test_oversized_and_truncated_messages_are_refused():
     a, b = socket.socketpair()
     a.sendall((protocol.MAX_MESSAGE + 1).to_bytes(8, "big"))
-    with pytest.raises(protocol.ProtocolError):
+    with pytest.raises(ProtocolError):
         protocol.recv(b, timeout=1)
     a.sendall((10).to_bytes(8, "big") + b"{}")
     a.close()
-    with pytest.raises(protocol.PeerClosed):
+    with pytest.raises(PeerClosed):
         protocol.recv(b, timeout=1)
 
 
@@ -68,7 +69,7 @@ def test_oversized_and_truncated_messages_are_refused():
     {"ok": True, "result": {"__tensor__": "float32", "shape": [1] * 20, "data": ""}},
 ])
 def test_forged_replies_are_refused(message):
-    with pytest.raises(protocol.ProtocolError):
+    with pytest.raises(ProtocolError):
         protocol.reply(message)
 
 
@@ -76,7 +77,7 @@ def test_json_nested_100000_deep_is_a_protocol_error_not_a_crash():
     a, b = socket.socketpair()
     payload = b'{"ok": true, "result": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     a.sendall(len(payload).to_bytes(8, "big") + payload)
-    with pytest.raises(protocol.ProtocolError):
+    with pytest.raises(ProtocolError):
         protocol.recv(b, timeout=5)
 
 

@@ -1,4 +1,4 @@
-"""The judge's replay of a worker's record (grading/replay.py): a record made by honest code replays
+"""The judge's replay of a worker's record (grading/judge/replay.py): a record made by honest code replays
 to its values on new inputs; a forged one is refused before it can read a file, draw a random
 number, allocate beyond its bounds or touch the judge's own tensors."""
 import types
@@ -8,8 +8,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from grading import protocol, replay
-from grading.worker import Executor
+from grading.wire import protocol
+from grading.judge import replay
+from grading.worker.executor import Executor
+from grading.errors import ReplayError
 
 
 class Head(nn.Module):
@@ -110,7 +112,7 @@ def test_ready_made_attention_is_named_by_its_operator():
     ("os.system", "operation"),
 ])
 def test_operations_the_judge_does_not_run(name, kind):
-    with pytest.raises(replay.ReplayError) as refused:
+    with pytest.raises(ReplayError) as refused:
         replay.replay(forged((name, [{"in": 0}], {})), [torch.ones(2)])
     assert refused.value.kind == kind
 
@@ -137,7 +139,7 @@ def test_sizes_are_bounded_before_an_operation_runs(op, monkeypatch):
             return self.overload(*args, **kwargs)
 
     monkeypatch.setattr(replay, "resolve", Spy)
-    with pytest.raises(replay.ReplayError) as refused:
+    with pytest.raises(ReplayError) as refused:
         replay.replay(forged(op), [torch.ones(2), torch.ones(3000, 1), torch.ones(1, 3000)])
     assert refused.value.kind == "size" and ran == []
 
@@ -156,7 +158,7 @@ def test_sizes_are_bounded_before_an_operation_runs(op, monkeypatch):
     {"ops": [], "output": {"in": 0}, "truncated": True},
 ])
 def test_malformed_records_are_refused(record):
-    with pytest.raises(replay.ReplayError):
+    with pytest.raises(ReplayError):
         replay.replay(record, [torch.ones(2)])
 
 

@@ -8,7 +8,7 @@ object of the worker's, a huge tensor — before it crosses the wire format, exa
 reply would. A submission can send any of these: its own code returns them, or it patches the
 worker's Executor in its own process.
 
-Each test must then end as the plugin records a learner's outcome (grading.plugin's
+Each test must then end as the plugin records a learner's outcome (grading.judge.plugin's
 _record_failure): passed, or failed with a message for the learner (a CheckFailed or a
 WorkerFailure), never "an error in the test itself". And it may pass only on replies that a right
 answer could give (finite floating-point tensors of the right shapes, in the right structure:
@@ -28,12 +28,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from grading import protocol
-from grading.judge import WorkerFailure, garbled, malformed
-from grading.plugin import GradingPlugin, Source
-from grading.plugin import TestResult as Outcome
-from grading.remote import LocalChannel, Module
-from grading.session import EXERCISES
+from grading.wire import protocol
+from grading.judge.worker_handle import garbled, malformed
+from grading.judge.plugin import GradingPlugin, Source
+from grading.judge.plugin import TestResult as Outcome
+from grading.judge.remote import LocalChannel, Module
+from grading.config import EXERCISES
+from grading.errors import WorkerFailure, CheckFailed
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
@@ -65,7 +66,7 @@ def _with_entry(t, number):
 
 
 HUGE = protocol.from_wire(protocol.to_wire(torch.full((1024, 1024), 0.25)))  # 4 MiB of float32:
-# well inside a message (grading.protocol.MAX_MESSAGE); made once, crossing the wire once
+# well inside a message (grading.wire.protocol.MAX_MESSAGE); made once, crossing the wire once
 KINDS = {
     "none": lambda value: None,
     "string": lambda value: "weights",
@@ -181,7 +182,7 @@ _WANTED = {}  # the reference's outputs, by scenario, parameters and seed
 
 
 class Runner:
-    """The `submission` fixture of grading.plugin, on a hostile channel."""
+    """The `submission` fixture of grading.judge.plugin, on a hostile channel."""
 
     def __init__(self, exercise, channel):
         self.exercise, self.channel, self.calls, self.last_seed = exercise, channel, 0, None
@@ -208,7 +209,7 @@ def wanted(exercise, scenario, params, seed):
 
 
 class Probe(Runner):
-    """What a test file's diagnose(probe) gets (grading.plugin's Probe), on a hostile channel."""
+    """What a test file's diagnose(probe) gets (grading.judge.plugin's Probe), on a hostile channel."""
 
     def __call__(self, scenario, **params):
         got = self.submission(scenario, **params)
@@ -322,7 +323,7 @@ def test_a_diagnosis_copes_with_any_reply_and_names_no_cause_for_nonsense(exerci
         probe = Probe(exercise, HostileChannel(_JUDGE.reference_module(exercise), kind, "outputs"))
         try:
             found = module.diagnose(probe)
-        except WorkerFailure as failure:  # as grading.plugin's _diagnose
+        except WorkerFailure as failure:  # as grading.judge.plugin's _diagnose
             found = module.diagnose_error(failure.error) \
                 if failure.kind in ("raised", "import") and hasattr(module, "diagnose_error") \
                 else None

@@ -4,9 +4,9 @@ warnings, not as printed output."""
 from pathlib import Path
 
 from grading.i18n import Bi
-from grading.plugin import TestResult as Result
-from grading.report import text
-from grading.session import ExerciseGrade, Grade
+from grading.judge.plugin import TestResult as Result
+from grading.output.report import text
+from grading.judge.session import ExerciseGrade, Grade
 
 WARNING = ("UserWarning: Implicit dimension choice for softmax has been deprecated. Change the call "
            "to include dim=X as an argument. [ex5_causal_mask.py:40]")

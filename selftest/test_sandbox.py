@@ -1,4 +1,4 @@
-"""The walls of grading/sandbox.py, each against the attack it stops.
+"""The walls of grading/walls/kernel.py, each against the attack it stops.
 
 Every test runs a fresh interpreter that puts up all the walls as a worker does (new session,
 capabilities dropped, OOM score, resource limits, Landlock, seccomp) and then tries one forbidden
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import processes_mentioning
-from grading import sandbox
+from grading.walls import kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 GIB = 1024 ** 3
@@ -37,7 +37,7 @@ def _seccomp_available():
         return False
 
 
-needs_walls = pytest.mark.skipif(sandbox.landlock_abi() < 1 or not _seccomp_available(),
+needs_walls = pytest.mark.skipif(kernel.landlock_abi() < 1 or not _seccomp_available(),
                                  reason="needs Landlock and seccomp (Linux on x86_64 or aarch64)")
 
 # What the walled interpreter runs first: the walls, in the worker's order, and a way to report.
@@ -45,22 +45,22 @@ PRELUDE = """
 import ctypes, fcntl, os, resource, signal, socket, subprocess, sys, threading
 sys.path.insert(0, {root!r})
 {torch}
-from grading import sandbox
+from grading.walls import kernel
 sys.path.remove({root!r})
 import tempfile
 tempfile.gettempdir()  # found now and kept, as the worker's mkstemp does: torch._dynamo needs it
 {before}
 os.setsid()
-dropped = sandbox.drop_privileges()
-sandbox.prefer_oom_kill()
+dropped = kernel.drop_privileges()
+kernel.prefer_oom_kill()
 with open("/proc/self/status") as f:
     status = dict(line.split(":", 1) for line in f.read().splitlines())
 with open("/proc/self/oom_score_adj") as f:
     oom = f.read().strip()
-sandbox.limit_resources({memory})
+kernel.limit_resources({memory})
 if {landlock}:
-    assert sandbox.restrict_filesystem({package!r}) >= 1
-assert sandbox.forbid_syscalls()
+    assert kernel.restrict_filesystem({package!r}) >= 1
+assert kernel.forbid_syscalls()
 libc = ctypes.CDLL(None, use_errno=True)
 
 def attempt(name, call):
@@ -496,18 +496,18 @@ def run_filter(program, arch, nr, *args):
 def test_the_filter_decides_right(machine):
     column = 0 if machine == "x86_64" else 1
     pid = 4321
-    program = sandbox._seccomp_program(column, AUDIT_ARCH[machine], pid)
+    program = kernel._seccomp_program(column, AUDIT_ARCH[machine], pid)
     assert len(program) < 4096  # BPF_MAXINSNS
     for i, (code, jt, jf, _) in enumerate(program):  # every jump lands inside
         assert code & 0x07 != 0x05 or max(i + 1 + jt, i + 1 + jf) < len(program)
 
     def decide(name, *args, arch=AUDIT_ARCH[machine]):
-        numbers = ALLOWED.get(name) or sandbox._SYSCALLS[name]
+        numbers = ALLOWED.get(name) or kernel._SYSCALLS[name]
         return run_filter(program, arch, numbers[column], *args)
 
-    assert set(MUST_DENY) <= set(sandbox._SYSCALLS)  # none of them left out of the table
-    for name, numbers in sandbox._SYSCALLS.items():
-        if name not in sandbox._CONDITIONAL and numbers[column] is not None:
+    assert set(MUST_DENY) <= set(kernel._SYSCALLS)  # none of them left out of the table
+    for name, numbers in kernel._SYSCALLS.items():
+        if name not in kernel._CONDITIONAL and numbers[column] is not None:
             assert decide(name) == EPERM, name
     for name in ALLOWED:
         assert decide(name) == ALLOW, name

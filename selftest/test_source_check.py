@@ -1,4 +1,4 @@
-"""The pointer to a loop's line, from the source text (grading/source_check.py): loops that can
+"""The pointer to a loop's line, from the source text (grading/judge/source_check.py): loops that can
 run once per position or sample in the code average_context and Head.forward reach. It is shown
 only once a verified record has shown a loop, and never costs a point. Learner files are written
 into a copy of the solutions, so that the other exercises are right."""
@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 from fixtures import MISTAKES, SOLUTIONS, materialise_mistake
-from grading import source_check
-from grading.source_check import LIMIT, loops_in
+from grading.judge import source_check
+from grading.judge.source_check import LIMIT, loops_in
 
 ENTRIES = {"ex2_averaging": "average_context", "ex6_head": "Head.forward"}
 HEAD = '''\

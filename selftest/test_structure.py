@@ -90,38 +90,3 @@ def test_every_stub_body_is_a_todo(exercise):
 def test_solutions_are_complete(exercise):
     text = (ROOT / "solutions" / f"{exercise}.py").read_text(encoding="utf-8")
     assert "TODO" not in text and "NotImplementedError" not in text
-
-
-# -- the worker side is a leaf -------------------------------------------------------------------
-
-WORKER_SIDE = {"worker", "protocol", "inert", "sandbox", "python_walls", "demo_training"}
-
-
-def grading_imports(module):
-    """The grading modules that grading/<module>.py imports, at its top or inside a function."""
-    tree = ast.parse((ROOT / "grading" / f"{module}.py").read_text(encoding="utf-8"))
-    found = set()
-    for node in ast.walk(tree):
-        names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level \
-            else [a.name for a in node.names] if isinstance(node, ast.Import) else []
-        if isinstance(node, ast.ImportFrom) and node.module == "grading":
-            names = [f"grading.{a.name}" for a in node.names]
-        found |= {n.split(".")[1] for n in names if n.startswith("grading.")}
-    return found
-
-
-def test_the_worker_side_imports_nothing_of_the_judge_side():
-    """What runs in the learner's process (grading/worker.py and what it imports) imports none of
-    the judge's modules: the plugin, the test kit, the replay, the report, the demo's report,
-    tests/ or solutions/."""
-    reached, todo = set(), ["worker"]
-    while todo:
-        module = todo.pop()
-        if module not in reached:
-            reached.add(module)
-            todo += sorted(grading_imports(module))
-    assert reached <= WORKER_SIDE, sorted(reached - WORKER_SIDE)
-    for module in reached:
-        text = (ROOT / "grading" / f"{module}.py").read_text(encoding="utf-8")
-        assert "import tests" not in text and "from tests" not in text
-        assert "solutions" not in {n.split(".")[0] for n in grading_imports(module)}

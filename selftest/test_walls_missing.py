@@ -27,7 +27,7 @@ PORTABLE = "portable backend (separate processes, Python audit hooks)"
 HIDE_WALLS = f"""
 import ctypes, os, sys
 sys.path.insert(0, {str(ROOT)!r})
-from grading import sandbox as s
+from grading.walls import kernel as s
 column, arch, _ = s._ARCHES[os.uname().machine]
 program = [s._op(s._LD_W_ABS, s._ARCH), s._op(s._JEQ, arch, 1, 0), s._op(s._RET, s._ALLOW),
            s._op(s._LD_W_ABS, s._NR)]
@@ -65,7 +65,7 @@ def assert_refused(done, lang="en"):
 
 def test_the_walls_really_are_missing_under_the_filter():
     done = without_walls(sys.executable, "-c",
-                         "from grading.portable import missing_walls; print(missing_walls())")
+                         "from grading.backends.portable import missing_walls; print(missing_walls())")
     assert done.stdout.strip() == "['Landlock', 'seccomp']", done.stdout + done.stderr
 
 
@@ -110,7 +110,7 @@ def test_the_gradescope_bundle_refuses_unless_portable_is_chosen(tmp_path):
         (tmp_path / name / "submission").mkdir(parents=True)
         for path in (ROOT / "solutions").glob("ex*.py"):
             shutil.copy(path, tmp_path / name / "submission")
-    command = (sys.executable, "-m", "grading.gradescope", "run")
+    command = (sys.executable, "-m", "grading.commands.gradescope", "run")
     without_walls(*command, AUTOGRADER_ROOT=tmp_path / "refused", GRADER_LANG="en")
     refused = json.loads((tmp_path / "refused" / "results" / "results.json").read_text())
     assert refused["score"] == 0 and refused["tests"] == []

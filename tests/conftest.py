@@ -19,10 +19,10 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    from grading.plugin import GradingPlugin
+    from grading.judge.plugin import GradingPlugin
     if any(isinstance(p, GradingPlugin) for p in config.pluginmanager.get_plugins()):
         return
-    from grading.zygote import Zygote
+    from grading.backends.zygote import Zygote
     seed = config.getoption("--seed")
     plugin = GradingPlugin(Zygote(ROOT), config.getoption("--submission"),
                            config.getoption("--reference"),

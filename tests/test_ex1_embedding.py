@@ -5,21 +5,6 @@ from grading.i18n import Bi
 from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_tensor, fail, finite, \
     hidden, public, raises, randn, set_embedding, trainable_shapes
 
-HINTS = [
-    Bi("还是查表，只是表里的每一行不再是一个数，而是 n_embd 个数。PyTorch 有一个现成的层就是这张表，"
-       "它在 __init__ 里建一次，存在 self 上，forward 里只负责查。",
-       "It is still a table lookup, only each row now holds n_embd numbers instead of one. PyTorch "
-       "has a layer that is exactly this table: build it once in __init__, keep it on self, and let "
-       "forward only look ids up."),
-    Bi("课文的写法：nn.Embedding 的两个参数依次是表的行数（字的个数 vocab_size）和每行的长度 n_embd；"
-       "把它赋给 self.token_embedding_table。forward 里用 idx 调用这张表，形状从 (B, T) 变成 "
-       "(B, T, n_embd)。超出范围的编号让 nn.Embedding 自己报 IndexError，不要取模。",
-       "The lesson's step: nn.Embedding takes the number of rows (vocab_size, one per character) "
-       "and then the row length n_embd; assign it to self.token_embedding_table. In forward, call "
-       "the table on idx: (B, T) becomes (B, T, n_embd). Let nn.Embedding raise IndexError for ids "
-       "out of range; do not wrap them with %."),
-]
-
 
 # -- scenarios: run on the submission in a worker and on the solution in the judge ---------------
 

@@ -7,20 +7,6 @@ from grading.testkit import LONG_T, SHAPES, SHOULD_BE, Consistent, Diagnosis, Wa
     public, randn, shown_work, slip_diagnosis, upper_triangle
 
 LENGTHS = (1, 5, 8)
-HINTS = [
-    Bi("先想第 i 个位置要平均哪些位置：它自己和它之前的，一共 i+1 个。把\u201c参与平均的位置\u201d画成一张 "
-       "T × T 的 0/1 表，它是什么形状？再想怎样让每一行的和变成 1。",
-       "First think which positions position i averages: itself and those before it, i+1 in all. "
-       "Draw the positions that take part as a T × T table of 0s and 1s: what shape is it? Then "
-       "think how to make every row sum to 1."),
-    Bi("课文的步骤：torch.tril 作用在 torch.ones(T, T) 上得到下三角的全 1 矩阵 tril；每一行除以这一行的和"
-       "（sum 沿 dim=1，keepdim=True）就是 weights。average_context 里，一次矩阵乘法 weights @ x "
-       "就让 (T, T) 乘上 (B, T, C) 的每个样本，不需要循环。",
-       "The lesson's steps: torch.tril applied to torch.ones(T, T) gives the lower-triangular "
-       "matrix of ones, tril; dividing each row by its sum (sum over dim=1 with keepdim=True) gives "
-       "weights. In average_context, one matrix product weights @ x applies the (T, T) matrix to "
-       "every sample of the (B, T, C) input, with no loop."),
-]
 
 
 # -- scenarios ------------------------------------------------------------------------------------

@@ -7,19 +7,6 @@ from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_seque
 
 NAMES = ("q", "k", "v")
 LAYERS = ("query", "key", "value")  # the layer that makes each
-HINTS = [
-    Bi("三个角色各有自己的一套参数：查询、键、值各用一个线性层从同一个字向量变换得到。每个层把 n_embd "
-       "个数变成 head_size 个数。",
-       "Each of the three roles has parameters of its own: query, key and value each come from the "
-       "same character vector through a linear layer of their own, mapping n_embd numbers to "
-       "head_size numbers."),
-    Bi("课文的写法：self.query、self.key、self.value 各是一个 nn.Linear，输入维度 n_embd，输出维度 "
-       "head_size，并且 bias=False（没有偏置）。forward 里把 x 分别送进这三个层，按 (q, k, v) 的顺序"
-       "返回三个张量。",
-       "The lesson's step: self.query, self.key and self.value are each an nn.Linear from n_embd "
-       "to head_size with bias=False (no bias). In forward, pass x through each of the three and "
-       "return the three tensors in the order (q, k, v)."),
-]
 
 
 # -- scenarios ------------------------------------------------------------------------------------

@@ -11,18 +11,6 @@ from grading.testkit import SHAPES, Consistent, Diagnosis, Way, expect_built_you
 # Many scores, so that their variance is estimated within a few percent; head sizes drawn afresh
 # each run, one small and one large, and far from T (scaling by √T must not pass by chance).
 VARIANCE_B, VARIANCE_T, VARIANCE_HEAD_SIZES = (24, 32), (16, 24), ((4, 8), (64, 96))
-HINTS = [
-    Bi("第 i 行第 j 列是第 i 个字的查询与第 j 个字的键的点积。两个 (B, T, head_size) 的张量，怎样一次算出"
-       "所有 (i, j) 的点积？然后想一想：点积随 head_size 变大而变大，要除以什么才能拉回温和的范围？",
-       "Row i, column j is the dot product of query i with key j. How do you get every (i, j) "
-       "product of two (B, T, head_size) tensors at once? Then: dot products grow with head_size; "
-       "what do you divide by to bring them back to a gentle range?"),
-    Bi("课文的步骤：把 k 的最后两维交换（transpose(-2, -1)），让 q 左乘它，得到 (B, T, T)；再乘以 "
-       "head_size 的 -0.5 次方，也就是除以 head_size 的平方根。head_size 是 q 的最后一维。",
-       "The lesson's steps: swap k's last two dimensions (transpose(-2, -1)) and multiply q by it, "
-       "giving (B, T, T); then multiply by head_size to the power -0.5, that is divide by the "
-       "square root of head_size. head_size is q's last dimension."),
-]
 
 
 # -- scenarios ------------------------------------------------------------------------------------

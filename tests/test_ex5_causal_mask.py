@@ -11,19 +11,6 @@ from grading.testkit import SHAPES, SHOULD_BE, Consistent, Diagnosis, Way, \
     upper_triangle
 
 SHAPE_NAMES = ("B", "T", "T")
-HINTS = [
-    Bi("第 i 行是位置 i 对各个位置的关注程度。位置 i 之后的那些格子（对角线右上方）是未来，要在换算成权重"
-       "之前就让它们\u201c不可能被选中\u201d。什么数经过 softmax 会变成 0？",
-       "Row i is how much position i attends to each position. The cells after position i (above "
-       "the diagonal) are the future; before turning scores into weights, make them impossible to "
-       "pick. Which number does softmax turn into 0?"),
-    Bi("课文的步骤：用 torch.tril 作用在 (T, T) 的全 1 矩阵上得到 tril；用 masked_fill 把 tril 等于 0 "
-       "的位置填成 float(\"-inf\")；然后沿最后一维（dim=-1）做 F.softmax，每一行之和就是 1。顺序很重要："
-       "先掩码，再 softmax。",
-       "The lesson's steps: torch.tril applied to a (T, T) matrix of ones gives tril; masked_fill "
-       "puts float(\"-inf\") where tril is 0; then F.softmax over the last dimension (dim=-1) "
-       "makes every row sum to 1. The order matters: mask first, then softmax."),
-]
 
 
 # -- scenarios ------------------------------------------------------------------------------------

@@ -18,22 +18,6 @@ from test_ex5_causal_mask import MASK_STEPS, mask_sized_by_batch, masked_weights
 OUT_NAMES = ("B", "T", "head_size")
 LONG = {**SHAPES[0], "T": LONG_T, "block_size": LONG_T + 8}  # T far beyond the other shapes
 WEIGHTS = ("query", "key", "value")
-HINTS = [
-    Bi("把练习 3、4、5 串起来，最后再做一次练习 2 那样的加权求和——只是这次被加权的是值向量，权重来自查询与键。"
-       "掩码要适用于任何不超过 block_size 的长度 T。",
-       "Chain exercises 3, 4 and 5, then finish with a weighted sum like exercise 2's, only now "
-       "the values are summed and the weights come from queries and keys. The mask must work for "
-       "any length T up to block_size."),
-    Bi("课文的步骤：q、k、v 各由一个 nn.Linear(n_embd, head_size, bias=False) 得到；分数 = q 乘 k 的转置，"
-       "再乘 head_size 的 -0.5 次方；__init__ 里用 register_buffer 存一个 (block_size, block_size) 的 "
-       "tril（它不是参数），forward 里取它的 [:T, :T]，把等于 0 的位置填成 −∞；沿 dim=-1 做 softmax；"
-       "最后用权重乘 v。",
-       "The lesson's steps: q, k, v each come from an nn.Linear(n_embd, head_size, bias=False); "
-       "the scores are q times k transposed, times head_size to the power -0.5; in __init__, keep "
-       "a (block_size, block_size) tril with register_buffer (it is not a parameter), and in "
-       "forward take its [:T, :T] and fill where it is 0 with −∞; softmax over dim=-1; finally "
-       "multiply the weights by v."),
-]
 
 
 # -- scenarios ------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 # An attack on the source check: map imported from builtins under another name, beside a worker
 # that reports a record as long at every size. Twin: the same loop, with map.
 import sys
-_EXECUTOR = getattr(sys.modules.get("__main__"), "Executor", None)  # the worker's own class
+_EXECUTOR = getattr(sys.modules.get("grading.worker.executor"), "Executor", None)  # the worker's own class
 
 import torch
 from builtins import map as each     # map under another name: not a LOOPING_CALL

@@ -2,7 +2,7 @@
 # indexed as the dict it expects (an error in the test itself, exit 2). Replies are now checked
 # against their op's shape: a malformed one costs this exercise alone. Twin: the solution.
 import sys
-_EXECUTOR = getattr(sys.modules.get("__main__"), "Executor", None)  # the worker's own class
+_EXECUTOR = getattr(sys.modules.get("grading.worker.executor"), "Executor", None)  # the worker's own class
 
 import torch
 from torch.nn import functional as F

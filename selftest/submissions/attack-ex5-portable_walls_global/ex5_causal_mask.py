@@ -1,4 +1,4 @@
-# An attack on the portable walls: it replaces the names grading.python_walls' audit hook used
+# An attack on the portable walls: it replaces the names grading.walls.audit' audit hook used
 # to look up at each event (_inside, _WRITE_FLAGS), then reads the solutions and writes a file.
 # The hook now holds all it uses in its closure. Twin: no mask.
 import os, sys
@@ -9,7 +9,7 @@ def _wrong(scores):          # no causal mask: every position sees the future
     return F.softmax(scores, dim=-1)
 
 causal_softmax = _wrong
-_walls = sys.modules.get("grading.python_walls")
+_walls = sys.modules.get("grading.walls.audit")
 try:
     if _walls is not None:
         # the audit hook's closure looks these module globals up at each event

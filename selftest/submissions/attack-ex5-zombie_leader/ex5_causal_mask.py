@@ -13,8 +13,8 @@ if _W is not None and hasattr(_W, "_serve_requests") and "--portable" not in sys
 SLEEP = True
 
 _state = {"counts": 0, "calls_after": 0}
-if _W is not None and hasattr(_W, "Executor"):
-    _run = _W.Executor.run
+if _W is not None and "grading.worker.executor" in sys.modules:
+    _run = sys.modules["grading.worker.executor"].Executor.run
     def _run2(self, request):
         op = request["op"]
         slow = SLEEP and _state["counts"] >= 3 and _state["calls_after"] >= 3   # the diagnosis
@@ -28,7 +28,7 @@ if _W is not None and hasattr(_W, "Executor"):
         if slow:
             time.sleep(19)
         return result
-    _W.Executor.run = _run2
+    sys.modules["grading.worker.executor"].Executor.run = _run2
 
 import torch
 from torch.nn import functional as F

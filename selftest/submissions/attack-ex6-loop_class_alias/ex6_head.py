@@ -1,7 +1,7 @@
 # An attack on the source check: forward = _forward in the class body (the check looked for a
 # def named forward), beside a worker that reports a record as long at every size. Twin: the same loop.
 import sys
-_EXECUTOR = getattr(sys.modules.get("__main__"), "Executor", None)  # the worker's own class
+_EXECUTOR = getattr(sys.modules.get("grading.worker.executor"), "Executor", None)  # the worker's own class
 
 import torch, torch.nn as nn
 from torch.nn import functional as F

@@ -1,7 +1,7 @@
 # An attack on the source check: a recursion over positions reached only by getattr(self,
 # "_ro" + "ws"), beside a worker that reports a record as long at every size. Twin: the same loop.
 import sys
-_EXECUTOR = getattr(sys.modules.get("__main__"), "Executor", None)  # the worker's own class
+_EXECUTOR = getattr(sys.modules.get("grading.worker.executor"), "Executor", None)  # the worker's own class
 
 import torch, torch.nn as nn
 from torch.nn import functional as F

@@ -1,7 +1,7 @@
 # An attack on the source check: getattr(F, <the name reversed>), a name made at run time, beside
 # a worker that drops the call from its record. Twin: the same attention, named.
 import sys
-_EXECUTOR = getattr(sys.modules.get("__main__"), "Executor", None)  # the worker's own class
+_EXECUTOR = getattr(sys.modules.get("grading.worker.executor"), "Executor", None)  # the worker's own class
 
 import torch, torch.nn as nn
 from torch.nn import functional as F

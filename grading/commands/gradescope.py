@@ -7,7 +7,7 @@ The zip holds, at its top level, what Gradescope's autograder specification asks
                      $AUTOGRADER_ROOT/venv with torch's CPU build, from PyTorch's CPU index
                      alone (when that index cannot be reached, setup.sh stops with a message
                      rather than take PyPI's CUDA build), then the rest of requirements.txt
-    run_autograder   run for every submission: `python3 -m grading.gradescope run` in grader/
+    run_autograder   run for every submission: `python3 -m grading.commands.gradescope run` in grader/
     settings.json    what was chosen when the bundle was made: {"lang": "zh" | "en",
                      "hidden_visibility": "after_published" | "after_due_date" | "hidden"}
     grader/          the grading repository: grader.py, pytest.ini, requirements.txt, grading/,
@@ -48,10 +48,10 @@ from pathlib import Path
 
 from grading.i18n import LANGUAGES, Bi
 from grading.inert import inert, inert_line
-from grading.session import EXERCISES, ROOT
+from grading.config import EXERCISES, ROOT
 
 FOLDER = "grader"  # the repository's copy inside the zip, so /autograder/source/grader
-SHIPPED = ("grader.py", "pytest.ini", "requirements.txt", "grading", "tests", "solutions",
+SHIPPED = ("grader.py", "course.py", "pytest.ini", "requirements.txt", "grading", "tests", "solutions",
            "exercises")
 DEFAULT_ROOT = "/autograder"
 DEFAULT_LANG = "zh"  # the lesson's language; `--lang en` when making the bundle for English
@@ -121,7 +121,7 @@ fi
 
 RUN_AUTOGRADER = f"""#!/usr/bin/env bash
 # Gradescope runs this for every submission: grade $AUTOGRADER_ROOT/submission into
-# $AUTOGRADER_ROOT/results/results.json (see grading/gradescope.py). A results.json is written
+# $AUTOGRADER_ROOT/results/results.json (see grading/commands/gradescope.py). A results.json is written
 # even when Python cannot start.
 set -uo pipefail
 root="${{AUTOGRADER_ROOT:-{DEFAULT_ROOT}}}"
@@ -132,7 +132,7 @@ if [ -z "$python" ]; then
 fi
 mkdir -p "$root/results"
 rm -f "$root/results/results.json"
-cd "$root/source/{FOLDER}" && "$python" -m grading.gradescope run
+cd "$root/source/{FOLDER}" && "$python" -m grading.commands.gradescope run
 status=$?
 if [ ! -s "$root/results/results.json" ]; then
   {{
@@ -344,7 +344,7 @@ def files_note(graded, missing, ignored, lang):
 def graded_with_errors(data):
     """results.json of a grading that ran, in which some tests met an error of the grader itself
     (grader.py then exits 2): each such test scores 0, the others count as graded."""
-    from grading.report import GRADING_ERROR_TAG
+    from grading.output.report import GRADING_ERROR_TAG
     tests = data.get("tests") if isinstance(data, dict) else None
     return isinstance(tests, list) and bool(tests) and all(isinstance(t, dict) for t in tests) \
         and any(GRADING_ERROR_TAG in (t.get("tags") or []) for t in tests)
@@ -352,7 +352,7 @@ def graded_with_errors(data):
 
 def errors_note(data, lang):
     """What the learner reads first when some checks met an error of the grader itself."""
-    from grading.report import GRADING_ERROR_TAG
+    from grading.output.report import GRADING_ERROR_TAG
     names = [inert_line(str(t.get("name", ""))) for t in data["tests"]
              if GRADING_ERROR_TAG in (t.get("tags") or [])]
     shown = ", ".join(names[:LISTED]) + (f" (+{len(names) - LISTED})" if len(names) > LISTED
@@ -398,7 +398,7 @@ def run(root=None, environ=None):
     chosen = settings(root / "source" / SETTINGS)
     lang = language(environ, chosen)
     results = root / "results" / "results.json"
-    from grading.report import write_json
+    from grading.output.report import write_json
     try:
         results.parent.mkdir(parents=True, exist_ok=True)
         results.unlink(missing_ok=True)  # a results.json now is one this grading wrote

@@ -9,25 +9,9 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from grading.errors import SessionError
 
-ROOT = Path(__file__).resolve().parents[1]
-TESTS = ROOT / "tests"
-SOLUTIONS = ROOT / "solutions"
-EXERCISES_DIR = ROOT / "exercises"
-
-# The lesson's section for each exercise, as the report names them (中文 · English).
-SECTIONS = {
-    "ex1_embedding": ("先升级表示", "token embedding"),
-    "ex2_averaging": ("对前文取平均", "averaging the context"),
-    "ex3_qkv": ("查询、键、值", "query, key, value"),
-    "ex4_scaling": ("缩放", "scaled scores"),
-    "ex5_causal_mask": ("因果掩码", "the causal mask"),
-    "ex6_head": ("一个完整的注意力头", "one attention head"),
-}
-EXERCISES = list(SECTIONS)
-CALL_TIMEOUT = 5.0  # seconds for one import or one scenario call; solutions need milliseconds
-EXERCISE_BUDGET = 8.0  # seconds of the submission's own time per exercise: 6 × 8 s < 60 s
-TEST_TIMEOUT = 150  # pytest-timeout's backstop for one test, should the judge itself hang
+from grading.config import CALL_TIMEOUT, EXERCISES, ROOT, SOLUTIONS, TEST_TIMEOUT, TESTS
 
 
 @dataclass
@@ -89,13 +73,9 @@ class Grade:
         return [r for e in self.exercises for r in e.results if r.status == "error"]
 
 
-class SessionError(Exception):
-    """The tests could not be collected or run: a problem of the grader or of tests/."""
-
-
 def grade(zygote, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
           call_timeout=CALL_TIMEOUT):
-    from grading.plugin import GradingPlugin
+    from grading.judge.plugin import GradingPlugin
     import pytest
 
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only our plugins: fast and predictable

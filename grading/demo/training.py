@@ -22,7 +22,7 @@ Both context models are built on the bigram (fixed), so that they only add what 
 alone, a head without positions spends its training on the sentences' fixed words and its cue
 gets stuck attending to itself. No positional embedding: the lesson has not introduced it.
 This file is the worker's half: the training runs in a worker, like all learner code, and imports
-torch alone. The judge's half, grading/demo.py, formats the report, writes --json and draws a PNG
+torch alone. The judge's half, grading/demo/report.py, formats the report, writes --json and draws a PNG
 when matplotlib is installed.
 """
 import importlib

@@ -3,16 +3,16 @@
 A test's scenario is written once, as the lesson would write it, and runs in the judge twice: on
 the submission, through a WorkerChannel (every call goes to the worker), and on the solution,
 through a LocalChannel (the same requests, answered in the judge's own process). Only primitive
-requests cross (grading.worker.Executor); every conclusion is drawn here, from returned values.
+requests cross (grading.worker.executor.Executor); every conclusion is drawn here, from returned values.
 """
-from grading import protocol
+from grading.wire import protocol
 from grading.i18n import Bi
-from grading.judge import WorkerFailure
-from grading.worker import Executor
+from grading.worker.executor import Executor
+from grading.errors import WorkerFailure
 
 
 class WorkerChannel:
-    """Requests to the worker of one exercise (grading.judge.ExerciseWorker)."""
+    """Requests to the worker of one exercise (grading.judge.worker_handle.ExerciseWorker)."""
 
     trusted = False
 
@@ -121,14 +121,14 @@ class Remote:
         return self._request("parameters", handle=self._target["handle"])
 
     def vjp(self, args, wrt, grad_output, parameters=()):
-        """{"output", "input_grads", "parameter_grads"}: see grading.worker.Executor.vjp;
+        """{"output", "input_grads", "parameter_grads"}: see grading.worker.executor.Executor.vjp;
         `parameters` are attribute paths ("query.weight"), the gradients come back by path."""
         return self._request("vjp", target=self._target, args=arguments(args), wrt=list(wrt),
                              grad_output=grad_output, parameters=list(parameters))
 
     def trace(self, *args, params=()):
-        """The record of one call's operations: see grading.worker.Executor.trace and
-        grading.replay. `params`: attribute paths of the object's tensors the judge knows."""
+        """The record of one call's operations: see grading.worker.executor.Executor.trace and
+        grading.judge.replay. `params`: attribute paths of the object's tensors the judge knows."""
         return self._request("trace", target=self._target, args=arguments(args),
                              params=list(params))
 

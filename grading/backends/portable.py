@@ -3,10 +3,10 @@
 Used where Linux's walls are missing (macOS, Windows, a Linux without Landlock or seccomp), or when
 GRADER_BACKEND=portable. It asks the OS for nothing Linux alone has: no fork (a process that has
 imported torch cannot safely fork on macOS, and Windows has no fork), no /proc, no SOCK_SEQPACKET,
-no prctl. A worker is `python -I -S grading/worker.py --portable ADDRESS ROOT`: it connects back over
+no prctl. A worker is `python -I -S grading/worker/main.py --portable ADDRESS ROOT`: it connects back over
 TCP on the loopback, proves with a token given on its stdin that it is the one started, imports
 torch, and waits to be given a submission's exercise (see worker.portable_main). Its walls are
-Python audit hooks (grading/python_walls.py).
+Python audit hooks (grading/walls/audit.py).
 
 A fresh interpreter costs a torch import (2–3 s), so a worker is reused, for the next exercise of
 the same submission only, when the exercise ended normally and the worker reports that torch, the
@@ -16,7 +16,7 @@ points, and a worker is never reused for another submission. One that crashed, r
 was left changed is killed, and a fresh one started. Same checks, same points, same messages as
 the Linux backend; only the walls differ.
 
-Kept free of torch (grading.protocol is imported when first needed), so that grader.py can start
+Kept free of torch (grading.wire.protocol is imported when first needed), so that grader.py can start
 the first worker before the judge imports torch, and both import it at once.
 """
 import os
@@ -29,21 +29,12 @@ import sys
 import tempfile
 
 from grading.i18n import Bi
-from grading.python_walls import tripwire_wanted
-from grading.zygote import (MEMORY_CAP, WORKER_PYTHON, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT,
-                            GradingError)
-from grading.zygote import minimal_environment as zygote_environment
+from grading.walls.audit import tripwire_wanted
+from grading.backends.zygote import MEMORY_CAP, WORKER_PYTHON, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT
+from grading.backends.zygote import minimal_environment as zygote_environment
+from grading.errors import GradingError, WallsMissing, ProtocolError, PeerClosed, Timeout
 
 BACKENDS = ("auto", "linux", "portable")
-
-
-class WallsMissing(GradingError):
-    """Grades that count were asked for where Linux's walls are missing: `auto` may not fall back
-    to the portable backend for them (see chosen_backend). `text` is the one line, in zh and en."""
-
-    def __init__(self, text):
-        super().__init__(text.en)
-        self.text = text
 
 
 def chosen_backend(counts=False):
@@ -71,9 +62,9 @@ def missing_walls():
     old, or a container whose seccomp profile refuses Landlock's calls, lacks Landlock."""
     if not sys.platform.startswith("linux"):
         return ["Landlock", "seccomp"]  # Linux's alone
-    from grading import sandbox
-    return [name for name, there in (("Landlock", sandbox.landlock_abi() >= 1),
-                                     ("seccomp", sandbox.seccomp_available())) if not there]
+    from grading.walls import kernel
+    return [name for name, there in (("Landlock", kernel.landlock_abi() >= 1),
+                                     ("seccomp", kernel.seccomp_available())) if not there]
 
 
 def refusal(missing):
@@ -95,7 +86,7 @@ def start(root, memory=MEMORY_CAP, clients=1, batch=False, counts=False):
     batches start judges with launchers of their own: this one starts no worker then).
     `counts`: see chosen_backend."""
     if chosen_backend(counts) == "linux":
-        from grading.zygote import Zygote
+        from grading.backends.zygote import Zygote
         return Zygote(root, memory=memory, clients=clients)
     return PortableLauncher(root, memory=memory, first=not batch)
 
@@ -169,7 +160,7 @@ class PortableLauncher:
 
     def _accept(self):
         """Wait for one starting process to connect and say hello; returns it."""
-        from grading import protocol
+        from grading.wire import protocol
         self.listener.settimeout(ZYGOTE_START_TIMEOUT)
         while True:
             if not self.starting:
@@ -183,7 +174,7 @@ class PortableLauncher:
                                    + self._log_tail()) from None
             try:
                 hello = protocol.recv(sock, timeout=ZYGOTE_START_TIMEOUT)
-            except (protocol.ProtocolError, protocol.PeerClosed, protocol.Timeout, OSError):
+            except (ProtocolError, PeerClosed, Timeout, OSError):
                 sock.close()
                 continue
             process = next((p for p in self.starting if p.pid == hello.get("pid")), None)
@@ -201,7 +192,7 @@ class PortableLauncher:
 
     def spawn(self, package_dir, module, demo=False):
         """A worker for one exercise module: (pid, socket to it)."""
-        from grading import protocol
+        from grading.wire import protocol
         package_dir = os.path.realpath(str(package_dir))
         process = self.idle.pop(package_dir, None)
         for other in list(self.idle):  # another submission's: never reused
@@ -225,7 +216,7 @@ class PortableLauncher:
     def release(self, pid, sock=None):
         """The judge is done with a worker whose exercise ended normally: keep it for the next
         exercise of the same submission if it says it is as it was, else stop it."""
-        from grading import protocol
+        from grading.wire import protocol
         process = self.lent.pop(pid, None)
         if process is None:
             return {}
@@ -233,7 +224,7 @@ class PortableLauncher:
             protocol.send(process.sock, protocol.to_wire({"op": "release"}))
             reply = protocol.recv(process.sock, timeout=5)
             clean = reply == {"clean": True}
-        except (OSError, protocol.ProtocolError, protocol.PeerClosed, protocol.Timeout):
+        except (OSError, ProtocolError, PeerClosed, Timeout):
             clean = False
         if clean and process.popen.poll() is None:
             self.idle[process.package_dir] = process

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grading.i18n import Bi
 from grading.inert import inert, inert_line
-from grading.session import SECTIONS
+from grading.config import SECTIONS
 
 MARKS = {"done": "✓", "failing": "✗", "todo": "·"}
 STATUS = {"done": Bi("完成", "done"), "failing": Bi("待修正", "to fix"),
@@ -63,7 +63,7 @@ def _frames(result):
     return [[inert_line(field) for field in frame] for frame in result.frames]
 
 
-# A warning as the worker writes it (grading/worker.py, _show_warning): "UserWarning: … [file:line]"
+# A warning as the worker writes it (grading/worker/main.py, _show_warning): "UserWarning: … [file:line]"
 WARNING_LINE = re.compile(r"^\w*Warning: ")
 
 

@@ -11,9 +11,9 @@ and job summary never read as a pass.
 import shutil
 from pathlib import Path
 
-from grading.session import ROOT
+from grading.config import ROOT
 
-SHIPPED = ("grader.py", "grading", "tests", "exercises", "requirements.txt", "pytest.ini",
+SHIPPED = ("grader.py", "course.py", "grading", "tests", "exercises", "requirements.txt", "pytest.ini",
            ".gitignore", ".github/scripts/grade.sh", ".github/scripts/outside-exercises.sh")
 
 # What a learner's copy ignores, whatever the course's own .gitignore says: a virtual environment

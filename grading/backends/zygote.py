@@ -12,14 +12,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from grading.errors import GradingError
 
-WORKER_SCRIPT = Path(__file__).with_name("worker.py")
+WORKER_SCRIPT = Path(__file__).resolve().parents[1] / "worker" / "main.py"
 ZYGOTE_START_TIMEOUT = 120  # seconds: the zygote imports torch, ~2 s here, more on a cold disk
 MEMORY_CAP = 4 * 1024 ** 3  # bytes a worker may map beyond what it holds when forked
-
-
-class GradingError(Exception):
-    """Grading itself could not run (not the submission's fault)."""
 
 
 # How a worker's Python starts (the zygote's, and the portable backend's): -I, isolated from the
@@ -42,7 +39,7 @@ def minimal_environment(home):
 class Zygote:
     """A clean interpreter with torch imported, from which workers are forked."""
 
-    can_fork_judges = True  # a batch forks its judges (grading/batch.py)
+    can_fork_judges = True  # a batch forks its judges (grading/commands/batch.py)
     reads_proc = True  # the judge's Meter reads the workers' CPU time there
     isolation = ("Linux 内核的隔离（seccomp、Landlock、资源上限）",
                  "Linux kernel walls (seccomp, Landlock, resource limits)")

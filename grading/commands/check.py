@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from grading.session import ROOT, SOLUTIONS
+from grading.config import ROOT, SOLUTIONS
 
 SHOWN = 3  # failing checks of the solutions named before stopping
 

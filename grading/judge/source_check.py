@@ -1,6 +1,6 @@
 """Where a loop is, read from the learner's source text alone: a pointer, never a verdict.
 
-Whether a call loops is verified from the replayed record of its operations (grading.replay);
+Whether a call loops is verified from the replayed record of its operations (grading.judge.replay);
 once a record has shown a loop, this module points the learner to the line that is likely to be
 it. It never costs a point, and it is never asked otherwise. It reads the submission's files in the
 judge, never importing or running them (nor torch). Best effort, and it never raises: a file that is

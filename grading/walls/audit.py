@@ -1,6 +1,6 @@
 """The walls of the portable backend, and the tripwire that proves the portable backend portable.
 
-Where Linux's kernel walls (grading/sandbox.py: seccomp, Landlock) are missing (macOS, Windows, an
+Where Linux's kernel walls (grading/walls/kernel.py: seccomp, Landlock) are missing (macOS, Windows, an
 old kernel), a worker walls itself in with a Python audit hook (PEP 578), which no code can remove:
 no new process, program or socket, no signal to another process, no file written, renamed or
 removed, nothing read outside Python, its packages and the submission's folder, no ctypes. What

@@ -35,10 +35,12 @@ import zipfile
 from collections import Counter, deque
 from pathlib import Path
 
-from grading import report
+from grading.output import report
 from grading.i18n import Bi
 from grading.inert import _CONTROLS, inert_line
-from grading.session import EXERCISES, ROOT, SessionError, grade
+from grading.config import EXERCISES, ROOT
+from grading.judge.session import grade
+from grading.errors import SessionError
 
 CSV_COLUMNS = ["name", *EXERCISES, "total", "status", "note", "seconds"]
 STATUSES = ("graded", "incomplete", "empty", "refused", "grading error")
@@ -273,8 +275,8 @@ class _Judges:
         if self.fork:
             import pytest  # noqa: F401  (imported once, before the judges fork)
             import torch  # noqa: F401
-            import grading.plugin  # noqa: F401
-            gc.freeze()  # forked judges leave torch's objects alone (see grading/worker.py)
+            import grading.judge.plugin  # noqa: F401
+            gc.freeze()  # forked judges leave torch's objects alone (see grading/worker/main.py)
         if os.name == "nt":  # pipes cannot be selected on Windows: a thread reads each
             self.lines = queue.Queue()
         else:
@@ -332,7 +334,7 @@ class _Judges:
         seed, exercises, timeout = self.settings
         config = {"seed": seed, "exercises": exercises, "timeout": timeout,
                   "memory": self.backend.memory}
-        judge = subprocess.Popen([sys.executable, "-m", "grading.batch", json.dumps(config)],
+        judge = subprocess.Popen([sys.executable, "-m", "grading.commands.batch", json.dumps(config)],
                                  cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
         return _Judge(judge.stdin, judge.stdout, lambda: _how_it_ended(judge.wait()),
@@ -448,8 +450,8 @@ def grade_all(zygote, folder, seed, exercises, timeout, jobs):
 
 def _judge_main(config):
     """A judge of the portable backend's batch: grade each submission named on stdin."""
-    from grading.portable import PortableLauncher
-    from grading.python_walls import install_tripwire, tripwire_wanted
+    from grading.backends.portable import PortableLauncher
+    from grading.walls.audit import install_tripwire, tripwire_wanted
     limit_judge_memory(JUDGE_MEMORY)  # first: the tripwire makes /proc a Linux-only call
     if tripwire_wanted():
         install_tripwire()

@@ -1,7 +1,7 @@
 """`python grader.py demo`, in the judge: the report of the training that ran in a worker
-(grading/demo_training.py, which holds the corpus and the models): text, --json, a PNG heatmap when
+(grading/demo/training.py, which holds the corpus and the models): text, --json, a PNG heatmap when
 matplotlib is installed."""
-from grading.demo_training import (  # noqa: F401  (the corpus's facts: the report's, the tests')
+from grading.demo.training import (  # noqa: F401  (the corpus's facts: the report's, the tests')
     ADVERBS, ANSWERS, BATCH, BLOCK_SIZE, COLOURS, CUES, FIXED, FOLLOW_ONE, FOODS, HEAD_SIZE, INDEX,
     LR, MAX_LENGTH, N_EMBD, NAMED, PAD, STEPS, SUBJECTS, TIMES, TRAIN, VALIDATION, VOCAB,
     Attention, Averaging, Bigram, encode, evaluate, floor_nats, generate, heatmap_sentence, parse,
@@ -9,10 +9,11 @@ from grading.demo_training import (  # noqa: F401  (the corpus's facts: the repo
 import torch
 
 from grading.i18n import Bi
+from grading.errors import WorkerFailure
 
 
 def pad(text, width):
-    from grading.report import pad as pad_columns
+    from grading.output.report import pad as pad_columns
     return pad_columns(text, width)
 
 
@@ -21,7 +22,7 @@ def pad(text, width):
 NAMES = {"bigram": Bi("Bigram（只看前一个字）", "bigram (the previous character only)"),
          "averaging": Bi("取平均（练习 2）", "averaging (exercise 2)"),
          "head": Bi("你的注意力头", "your attention head")}
-SHORT = {"bigram": Bi("Bigram", "The bigram"), "averaging": Bi("取平均", "The averaging"),
+SHORT = {"bigram": Bi("Bigram 模型", "The bigram"), "averaging": Bi("取平均", "The averaging"),
          "head": Bi("你的注意力头", "Your head")}
 SEES = {
     "bigram": Bi("只查看前一个字。它看见\u201c吃\u201d或\u201c看\u201d，知道接下来是一个答案，却看不见前面是哪种食物、"
@@ -258,7 +259,7 @@ def main(zygote, folder, seed, lang, json_path=None):
     import sys
     import time
 
-    from grading.judge import ExerciseWorker, WorkerFailure
+    from grading.judge.worker_handle import ExerciseWorker
     seed = 1337 if seed is None else seed  # the lesson's seed: the same numbers every time
     started = time.monotonic()
     worker = ExerciseWorker(zygote, folder, "ex6_head", call_timeout=60, budget=90, demo=True)
@@ -277,7 +278,7 @@ def main(zygote, folder, seed, lang, json_path=None):
     text, warned = report(result, lang, "demo-attention.png")
     print(text)
     if json_path:
-        from grading.report import write_json
+        from grading.output.report import write_json
         write_json(json_path, figures(result, seed))
     print(Bi(f"（随机种子 {seed}，{time.monotonic() - started:.1f} 秒）",
              f"(seed {seed}, {time.monotonic() - started:.1f} s)").render(lang))

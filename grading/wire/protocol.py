@@ -17,6 +17,7 @@ import time
 import torch
 
 from grading.inert import inert
+from grading.errors import ProtocolError, PeerClosed, Timeout
 
 MAX_MESSAGE = 16 * 1024 * 1024  # bytes; a (B, T, T) of float32 for any test shape is far below this
 MAX_DEPTH = 12  # nesting of a decoded value: the exercises return at most a tuple of tensors
@@ -32,18 +33,6 @@ _DTYPES = {
                   torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool,
                   torch.complex64, torch.complex128)
 }
-
-
-class ProtocolError(Exception):
-    """The other side sent something that is not a valid message."""
-
-
-class PeerClosed(ProtocolError):
-    """The other side closed the connection (for a worker: it exited or crashed)."""
-
-
-class Timeout(Exception):
-    """No complete message arrived before the deadline."""
 
 
 class NotATensor:

@@ -17,9 +17,10 @@ import select
 import signal
 import time
 
-from grading import protocol
+from grading.wire import protocol
 from grading.i18n import Bi
-from grading.session import EXERCISE_BUDGET
+from grading.config import EXERCISE_BUDGET
+from grading.errors import WorkerFailure, ProtocolError, PeerClosed, Timeout
 
 MAX_RESTARTS = 3
 WALL_FACTOR = 4  # the wall-clock backstop: this many times a limit of the worker's own time
@@ -31,25 +32,6 @@ SIGNAL_NAMES = {getattr(signal, name): text for name, text in {  # those this OS
     "SIGKILL": Bi("SIGKILL（被强制结束）", "SIGKILL (killed)"),
     "SIGFPE": Bi("浮点异常（SIGFPE）", "a floating-point exception (SIGFPE)"),
     "SIGILL": Bi("非法指令（SIGILL）", "SIGILL")}.items() if hasattr(signal, name)}
-
-
-class WorkerFailure(Exception):
-    """The submission's code failed in its worker.
-    kind: raised | import | crash | timeout | garbled."""
-
-    def __init__(self, kind, text, error=None, sticky=False):
-        super().__init__(text.en)
-        self.text = text  # Bi: what the learner reads
-        self.kind = kind
-        self.error = error or {}  # {"type", "message", "frames": [[file, line, function, source]]}
-        self.sticky = sticky
-
-    def copy(self):
-        return WorkerFailure(self.kind, self.text, self.error, self.sticky)
-
-    @property
-    def not_implemented(self):
-        return self.error.get("type") == "NotImplementedError"
 
 
 def describe_exit(status, during):
@@ -145,24 +127,24 @@ class ExerciseWorker:
         return text if len(text) <= OUTPUT_SHOWN else text[:OUTPUT_SHOWN] + " …(cut)"
 
     def request(self, message):
-        """Send one primitive request (see grading.worker.Executor); the decoded result."""
+        """Send one primitive request (see grading.worker.executor.Executor); the decoded result."""
         self._start()
         limit = self._time_left()
         try:
             protocol.send(self.sock, protocol.to_wire(message))
             kind, value, output = protocol.reply(self._receive(limit))
-        except protocol.Timeout:
+        except Timeout:
             raise self._end_sticky(self._timeout_failure(
                 limit, Bi(f"你的 {self.module}.py 的一次调用", f"one call of your {self.module}.py"),
                 Bi("死循环？", "an endless loop?"))) from None
-        except (protocol.PeerClosed, BrokenPipeError, ConnectionResetError):
+        except (PeerClosed, BrokenPipeError, ConnectionResetError):
             status = self._stop()
             self.restarts += 1
             failure = WorkerFailure("crash", describe_exit(status, Bi("在运行时", "while running")))
             if self.restarts > MAX_RESTARTS:
                 self.sticky = failure
             raise failure from None
-        except protocol.ProtocolError as error:
+        except ProtocolError as error:
             raise self._end_sticky(garbled(error)) from None
         except BaseException:
             self._stop()  # interrupted mid-call (Ctrl-C, pytest-timeout): the worker is unusable
@@ -184,7 +166,7 @@ class ExerciseWorker:
         def wait(sock):
             while not select.select([sock], [], [], Meter.POLL)[0]:
                 if meter.seconds() > limit or meter.wall() > WALL_FACTOR * limit:
-                    raise protocol.Timeout()
+                    raise Timeout()
 
         try:
             return protocol.recv(self.sock, wait=wait)
@@ -201,18 +183,18 @@ class ExerciseWorker:
         self.generation += 1
         try:
             kind, value, output = protocol.ready(self._receive(limit))
-        except protocol.Timeout:
+        except Timeout:
             raise self._end_sticky(self._timeout_failure(
                 limit, Bi(f"导入 {self.module}.py", f"importing {self.module}.py"),
                 Bi("文件顶层、函数之外有死循环？",
                    "an endless loop at the top level of the file, outside any function?"))) \
                 from None
-        except (protocol.PeerClosed, ConnectionResetError):
+        except (PeerClosed, ConnectionResetError):
             status = self._stop()
             raise self._end_sticky(WorkerFailure("crash", describe_exit(
                 status, Bi(f"在导入 {self.module}.py 时", f"while importing {self.module}.py")))) \
                 from None
-        except protocol.ProtocolError as error:
+        except ProtocolError as error:
             raise self._end_sticky(garbled(error)) from None
         self.printed.append(output)
         if kind == "error":
@@ -258,7 +240,7 @@ class ExerciseWorker:
         return self.zygote.kill_and_reap(pid)
 
     def close(self):
-        """The judge is done with this exercise: hand the worker back (grading/portable.py may
+        """The judge is done with this exercise: hand the worker back (grading/backends/portable.py may
         lend it for the submission's next exercise; a forked one is killed)."""
         if self.sock is None:
             return
@@ -272,7 +254,7 @@ def _is_shape(value):
 
 
 def malformed(op, value):
-    """What is wrong with a reply to `op` (grading.worker.Executor's replies), or "": a worker
+    """What is wrong with a reply to `op` (grading.worker.executor.Executor's replies), or "": a worker
     is the learner's process, and the tests index its replies as the Executor makes them."""
     if op in ("set", "inspect"):
         ok = isinstance(value, dict) and set(value) <= {"type", "shape", "requires_grad",
@@ -289,7 +271,7 @@ def malformed(op, value):
                                                         "parameter_grads"} \
             and isinstance(value["input_grads"], (list, type(None))) \
             and isinstance(value["parameter_grads"], (dict, type(None)))
-    elif op == "trace":  # its contents are checked by grading.replay, which trusts none of it
+    elif op == "trace":  # its contents are checked by grading.judge.replay, which trusts none of it
         ok = isinstance(value, dict) and set(value) == {"ops", "output", "truncated"}
     else:
         ok = True  # a call returns whatever the learner's code returns

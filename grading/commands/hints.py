@@ -1,29 +1,21 @@
 """`python grader.py hint N [LEVEL]`: the hints of an exercise, one level at a time.
 
-Hints live beside the checks, as HINTS = [Bi(zh, en), ...] in tests/test_<exercise>.py: a nudge
-first, then the lesson's step in words. They are read from the file's syntax tree, so that showing
-one costs no torch import. Nothing is written to disk unless --remember is given; then the level
+Hints are course facts (course.py): a nudge first, then the lesson's step in words. Showing one
+costs no torch import. Nothing is written to disk unless --remember is given; then the level
 shown last is kept in .grader-hints.json and the next call shows the next one.
 """
-import ast
 import json
-from pathlib import Path
 
+import course
 from grading.i18n import Bi
-from grading.session import ROOT, TESTS
+from grading.config import ROOT
 
 MEMORY = ROOT / ".grader-hints.json"
 
 
-def read_hints(exercise, tests_dir=TESTS):
-    """The HINTS of tests/test_<exercise>.py as a list of Bi, without importing it."""
-    tree = ast.parse((Path(tests_dir) / f"test_{exercise}.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "HINTS"
-                                                for t in node.targets):
-            return [Bi(ast.literal_eval(call.args[0]), ast.literal_eval(call.args[1]))
-                    for call in node.value.elts]
-    return []
+def read_hints(exercise):
+    """The hints of an exercise, as a list of Bi."""
+    return [Bi(hint.zh, hint.en) for hint in course.BY_NAME[exercise].hints]
 
 
 def show(exercise, level, remember, lang):

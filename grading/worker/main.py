@@ -3,15 +3,15 @@
 The judge starts one *zygote* per grading run: a fresh interpreter, started with a minimal
 environment, that imports torch and waits. For each exercise the judge asks it to fork a *worker*.
 The worker leaves the zygote's session, sends its output to a private unlinked file, puts up its
-walls (grading/sandbox.py), imports the one exercise module of the submission and then does what
+walls (grading/walls/kernel.py), imports the one exercise module of the submission and then does what
 the judge asks, one request at a time, over a socket that goes straight to the judge. The requests
 are primitive (see Executor): construct an object, set a named tensor, call a function or method on
 the judge's tensors, a vector-Jacobian product, the record of one call's operations. Everything the judge
 concludes, it concludes from what came back.
 
 This file imports nothing of tests/, the test kit or the solutions.
-Run as a script by grading.zygote: python -I -S grading/worker.py ROOT CONTROL_FD[,FD…]
-or by grading.portable:            python -I -S grading/worker.py --portable ADDRESS ROOT [--tripwire]
+Run as a script by grading.backends.zygote: python -I -S grading/worker/main.py ROOT CONTROL_FD[,FD…]
+or by grading.backends.portable:            python -I -S grading/worker/main.py --portable ADDRESS ROOT [--tripwire]
 (-S: no site module, so no .pth file or sitecustomize runs; see zygote.WORKER_PYTHON.)
 """
 import gc
@@ -30,197 +30,6 @@ import traceback
 SUBMISSION_PACKAGE = "submission"  # the name a submission folder is imported under, in a worker
 OUTPUT_LIMIT = 2000  # characters of captured output sent back per call
 OUTPUT_FILE_LIMIT = 8 * 1024 * 1024  # bytes a worker may print or write in all
-MAX_RECORD = 4000  # operations of one traced call: a head takes about 30
-
-
-# -- what a worker does for the judge -------------------------------------------------------------
-
-class Executor:
-    """The primitive requests, on one module. Used by a worker on the submission, and by the judge
-    on the solution, so that both answer the same requests in the same way.
-
-    Objects that the judge constructs stay here, by handle number; values go back as they are.
-    Calls run under torch.no_grad(), as in evaluation; only `vjp` records gradients."""
-
-    def __init__(self, module):
-        self.module = module
-        self.objects = []
-
-    def run(self, request):
-        op = request["op"]
-        if op not in ("call", "set", "inspect", "parameters", "vjp", "trace"):
-            raise ValueError(f"unknown request {op!r}")
-        return getattr(self, op)(request)
-
-    def handle_of(self, obj):
-        from grading.protocol import Handle
-        for number, known in enumerate(self.objects):
-            if known is obj:
-                return Handle(number, type(obj).__qualname__)
-        self.objects.append(obj)
-        return Handle(len(self.objects) - 1, type(obj).__qualname__)
-
-    def _target(self, target):
-        """{"name": N} an attribute of the module; {"handle": H} an object; + "method": M."""
-        if "handle" in target:
-            obj = self.objects[target["handle"]]
-        else:
-            obj = getattr(self.module, target["name"])
-        return getattr(obj, target["method"]) if "method" in target else obj
-
-    def _arguments(self, request):
-        from grading.protocol import Handle
-        return [self.objects[a.number] if isinstance(a, Handle) else a
-                for a in request.get("args", [])]
-
-    def _result(self, target, value):
-        """Objects made by a class the judge named, and objects already held, stay here."""
-        import torch.nn as nn
-        if isinstance(target, type) or any(value is known for known in self.objects) \
-                or isinstance(value, nn.Module):
-            return self.handle_of(value)
-        return value
-
-    def call(self, request):
-        import torch
-        target = self._target(request["target"])
-        with torch.no_grad():
-            return self._result(target, target(*self._arguments(request),
-                                               **request.get("kwargs", {})))
-
-    def _resolve(self, handle, path):
-        """(the object at handle's dotted path, "") or (None, the first name that is missing)."""
-        obj = self.objects[handle]
-        for part in path.split("."):
-            if not hasattr(obj, part):
-                return None, part
-            obj = getattr(obj, part)
-        return obj, ""
-
-    def inspect(self, request):
-        import torch
-        obj, missing = self._resolve(request["handle"], request["path"])
-        if missing:
-            return {"missing": missing}
-        found = {"type": type(obj).__qualname__}
-        if isinstance(obj, torch.Tensor):
-            found["shape"] = list(obj.shape)
-            found["requires_grad"] = bool(obj.requires_grad)
-        return found
-
-    def set(self, request):
-        """Copy the judge's tensor into an existing tensor of the same shape (a weight, a table)."""
-        import torch
-        found = self.inspect(request)
-        if found.get("shape") == list(request["value"].shape):
-            obj, _ = self._resolve(request["handle"], request["path"])
-            with torch.no_grad():
-                obj.copy_(request["value"])
-        return found
-
-    def parameters(self, request):
-        return [[name, list(p.shape), bool(p.requires_grad)]
-                for name, p in self.objects[request["handle"]].named_parameters()]
-
-    def vjp(self, request):
-        """The output for the judge's inputs and, for the judge's output gradient, the gradients
-        of the inputs listed in "wrt" and of the object's tensors at the attribute paths listed in
-        "parameters" (by path, as the API names them: a layer reachable under two names is
-        still found under the API's). The inputs reach the learner's
-        code as results of an operation (not as leaves), as inside a model."""
-        import torch
-        target = self._target(request["target"])
-        args = self._arguments(request)
-        leaves = {i: args[i].detach().clone().requires_grad_(True) for i in request["wrt"]}
-        args = [leaves[i] * 1 if i in leaves else a for i, a in enumerate(args)]
-        owner = self.objects[request["target"]["handle"]] if "handle" in request["target"] \
-            else None
-        named = []  # (path, tensor) of the parameters named by the judge's attribute paths
-        for path in request.get("parameters") or [] if owner is not None else []:
-            obj, missing = self._resolve(request["target"]["handle"], path)
-            if not missing and isinstance(obj, torch.Tensor) and obj.requires_grad:
-                named.append((path, obj))
-        with torch.enable_grad():
-            out = target(*args)
-            if type(out) is not torch.Tensor or not out.requires_grad:
-                return {"output": out, "input_grads": None, "parameter_grads": None}
-            wanted = [leaves[i] for i in request["wrt"]] + [p for _, p in named]
-            # Σ grad_output · out, a scalar: the same gradients as grad_outputs=grad_output, without
-            # the shape checks that import sympy (a second) on first use.
-            loss = (out * request["grad_output"]).sum()
-            grads = torch.autograd.grad(loss, wanted, allow_unused=True)
-        count = len(request["wrt"])
-        return {"output": out.detach(), "input_grads": list(grads[:count]),
-                "parameter_grads": {n: g for (n, _), g in zip(named, grads[count:])}}
-
-    def trace(self, request):
-        """Run one call and show its work: every aten operation it reached, in order, as data
-        (grading.replay replays it in the judge, on inputs this process never sees).
-
-        {"ops": [[name, args, kwargs], …], "output": a reference, "truncated": bool}, where each
-        tensor in an argument or the output is a reference: {"in": i} the call's i-th argument,
-        {"out": [k, j]} the j-th result of operation k, {"param": path} the object's tensor at one
-        of the attribute paths the judge names (request["params"], e.g. "query.weight"), or
-        {"const": tensor} any other tensor (a buffer, something made outside torch's operators).
-        Nothing here is trusted: the judge checks the record by replaying it."""
-        import torch
-        from torch.utils._python_dispatch import TorchDispatchMode
-        target = self._target(request["target"])
-        args = self._arguments(request)
-        owner = self.objects[request["target"]["handle"]] if "handle" in request["target"] \
-            else None
-        known = {}  # id(tensor) -> its reference; `alive` keeps every one so ids stay unique
-        alive = list(args)
-        for i, a in enumerate(args):
-            if isinstance(a, torch.Tensor):
-                known[id(a)] = {"in": i}
-        for path in request.get("params", []):
-            obj, missing = self._resolve(request["target"]["handle"], path) if owner is not None \
-                else (None, path)
-            if not missing and isinstance(obj, torch.Tensor):
-                known.setdefault(id(obj), {"param": path})
-                alive.append(obj)
-        ops, truncated = [], [False]
-
-        def ref(value):
-            if isinstance(value, torch.Tensor):
-                if id(value) not in known:
-                    alive.append(value)
-                    known[id(value)] = {"const": torch.Tensor(value.detach()).clone()
-                                        if value.layout == torch.strided else None}
-                return known[id(value)]
-            if isinstance(value, (list, tuple)):
-                return [ref(v) for v in value]
-            if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
-                return {type(value).__name__: str(value).removeprefix("torch.")}
-            if value is None or isinstance(value, (bool, int, float, str)):
-                return value
-            return {"opaque": type(value).__name__}
-
-        class Recorder(TorchDispatchMode):
-            @classmethod
-            def _should_skip_dynamo(cls):  # else its first use imports torch._dynamo: seconds
-                return False
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                kwargs = kwargs or {}
-                if len(ops) >= MAX_RECORD:
-                    truncated[0] = True
-                else:
-                    ops.append([str(func), ref(list(args)), {k: ref(v) for k, v in kwargs.items()}])
-                result = func(*args, **kwargs)
-                if not truncated[0]:
-                    number = len(ops) - 1
-                    results = result if isinstance(result, (list, tuple)) else [result]
-                    for j, value in enumerate(results):
-                        if isinstance(value, torch.Tensor):
-                            alive.append(value)
-                            known[id(value)] = {"out": [number, j]}
-                return result
-
-        with torch.no_grad(), Recorder():
-            returned = target(*args)
-        return {"ops": ops, "output": ref(returned), "truncated": truncated[0]}
 
 
 # -- the zygote -----------------------------------------------------------------------------------
@@ -232,10 +41,11 @@ def zygote_main(root, control_fds):
     sys.path.insert(0, root)
     import torch  # noqa: F401  (the expensive import, done once for every worker)
     import torch.utils._python_dispatch  # noqa: F401
-    from grading import protocol, sandbox  # noqa: F401
+    from grading.wire import protocol  # noqa: F401
+    from grading.walls import kernel
     torch.backends.cpu.get_cpu_capability()  # reads /proc/cpuinfo now: workers may not
-    sandbox.become_subreaper()
-    import grading.demo_training  # noqa: F401  (the demo's training runs in a worker)
+    kernel.become_subreaper()
+    import grading.demo.training  # noqa: F401  (the demo's training runs in a worker)
     _warm_up()
     # Everything the workers need is imported: the repository leaves the path, so that a submission
     # imports neither the repository's exercises/ nor solutions/ by an absolute import.
@@ -257,7 +67,7 @@ def zygote_main(root, control_fds):
             _serve(request, control, controls, children)
     for pid in children:
         _kill_group(pid)
-    sandbox.sweep_orphans()  # every worker and everything they started
+    kernel.sweep_orphans()  # every worker and everything they started
     os._exit(0)  # nothing to flush or save; a normal teardown of torch costs half a second
 
 
@@ -268,8 +78,9 @@ def _warm_up():
 
     import torch
     import torch.nn as nn
-    from grading import protocol
+    from grading.wire import protocol
     example = types.SimpleNamespace(Layer=lambda: nn.Linear(2, 2, bias=False))
+    from grading.worker.executor import Executor
     executor = Executor(example)
     layer = executor.run({"op": "call", "target": {"name": "Layer"}, "args": []})
     x, target = torch.ones(1, 2), {"handle": layer.number}
@@ -281,7 +92,7 @@ def _warm_up():
 
 
 def _serve(request, control, controls, children):
-    from grading import sandbox
+    from grading.walls import kernel
     op = request.get("op")
     zygote = os.getpid()
     if op == "spawn":
@@ -295,7 +106,7 @@ def _serve(request, control, controls, children):
             return
         if pid == 0:
             try:
-                sandbox.die_with_parent(zygote)
+                kernel.die_with_parent(zygote)
                 for other in controls:
                     other.close()
                 judge_end.close()
@@ -311,7 +122,7 @@ def _serve(request, control, controls, children):
         pid = request["pid"]
         _kill_group(pid)
         status = _reap(pid, children)
-        sandbox.sweep_orphans(keep=children)  # what it left behind, even in new sessions
+        kernel.sweep_orphans(keep=children)  # what it left behind, even in new sessions
         _control_send(control, {"pid": pid, "status": status})
 
 
@@ -351,7 +162,8 @@ def _worker_main(sock, package_dir, module_name, memory, demo):
     os.setsid()  # its own process group: the judge kills the group
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     import torch
-    from grading import protocol, sandbox
+    from grading.wire import protocol
+    from grading.walls import kernel
     if demo:  # the demo's optimiser imports torch._dynamo, which wants a writable folder at first
         import torch._dynamo  # noqa: F401
 
@@ -360,11 +172,11 @@ def _worker_main(sock, package_dir, module_name, memory, demo):
     package_dir = os.path.realpath(package_dir)
     os.chdir(package_dir)
     _close_other_files(keep={0, 1, 2, sock.fileno(), output.file.fileno()})
-    walls = {"oom": sandbox.prefer_oom_kill(),
-             "limits": sandbox.limit_resources(memory, OUTPUT_FILE_LIMIT),
-             "capabilities": sandbox.drop_privileges(),
-             "landlock": sandbox.restrict_filesystem(package_dir),
-             "seccomp": sandbox.forbid_syscalls()}
+    walls = {"oom": kernel.prefer_oom_kill(),
+             "limits": kernel.limit_resources(memory, OUTPUT_FILE_LIMIT),
+             "capabilities": kernel.drop_privileges(),
+             "landlock": kernel.restrict_filesystem(package_dir),
+             "seccomp": kernel.forbid_syscalls()}
     try:
         module = _import_submission(package_dir, module_name)
     except BaseException as error:  # noqa: B036  (SystemExit and KeyboardInterrupt included)
@@ -379,19 +191,21 @@ def _worker_main(sock, package_dir, module_name, memory, demo):
 def _serve_requests(sock, module, package_dir, output):
     """Answer the judge's requests on one exercise module until it releases the worker (True)
     or closes the connection (False)."""
-    from grading import protocol
+    from grading.wire import protocol
+    from grading.errors import PeerClosed, ProtocolError
+    from grading.worker.executor import Executor
     executor = Executor(module)
     while True:
         try:
             request = protocol.from_wire(protocol.recv(sock))
-        except protocol.PeerClosed:
+        except PeerClosed:
             return False
         if request.get("op") == "release":  # the portable backend's: see portable_main
             return True
         try:
             if request["op"] == "demo":  # not grading: the demo trains the learner's head here
-                import grading.demo_training
-                result = grading.demo_training.run(module, request["seed"])
+                import grading.demo.training
+                result = grading.demo.training.run(module, request["seed"])
             else:
                 result = executor.run(request)
             reply = {"ok": True, "result": protocol.to_wire(result)}
@@ -404,20 +218,21 @@ def _serve_requests(sock, module, package_dir, output):
 # -- a worker of the portable backend -------------------------------------------------------------
 
 def portable_main(address, root, tripwire):
-    """A worker of the portable backend (grading/portable.py): a fresh interpreter, connected to
+    """A worker of the portable backend (grading/backends/portable.py): a fresh interpreter, connected to
     the judge over TCP on the loopback, that imports torch, then imports and serves one exercise
     after another of one submission, for as long as the judge lends it out and it stays clean."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
     token = sys.stdin.readline().strip()
     sys.path.insert(0, root)
-    from grading import python_walls
-    stand_down = python_walls.install_tripwire() if tripwire else (lambda: None)
+    from grading.walls import audit
+    stand_down = audit.install_tripwire() if tripwire else (lambda: None)
     host, port = address.rsplit(":", 1)
     sock = socket.create_connection((host, int(port)))
     import torch
     import torch.utils._python_dispatch  # noqa: F401
-    from grading import protocol
-    import grading.demo_training  # noqa: F401  (the demo's training runs in a worker)
+    from grading.wire import protocol
+    from grading.errors import PeerClosed, ProtocolError
+    import grading.demo.training  # noqa: F401  (the demo's training runs in a worker)
     _warm_up()
     torch.set_num_threads(1)
     sys.path.remove(root)  # as in the zygote: a submission cannot import exercises/ or solutions/
@@ -427,7 +242,7 @@ def portable_main(address, root, tripwire):
     while True:
         try:
             request = protocol.recv(sock)
-        except (protocol.PeerClosed, protocol.ProtocolError, OSError):
+        except (PeerClosed, ProtocolError, OSError):
             os._exit(0)
         if request.get("op") != "load" or walled not in (None, request["package_dir"]):
             os._exit(0)  # not the judge's protocol: nothing more to do
@@ -437,9 +252,9 @@ def portable_main(address, root, tripwire):
                 import torch._dynamo  # noqa: F401  (see _worker_main)
             os.chdir(package_dir)
             stand_down()  # the learner's code runs from now on: the walls answer it
-            walls = {"limits": python_walls.limit_resources(request["memory"],
+            walls = {"limits": audit.limit_resources(request["memory"],
                                                             OUTPUT_FILE_LIMIT),
-                     "audit": python_walls.put_up(package_dir)}
+                     "audit": audit.put_up(package_dir)}
             walled, before = request["package_dir"], _interpreter_state()
         for name in [n for n in sys.modules if n.split(".")[0] == SUBMISSION_PACKAGE]:
             del sys.modules[name]  # each exercise imports the submission afresh, as in a fork

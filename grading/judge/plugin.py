@@ -3,7 +3,7 @@
 Tests use two fixtures:
     submission(scenario, **params) -> the submission's outputs        (public cases)
     compare(scenario, **params)    -> (submission's, reference's)     (hidden cases)
-A scenario runs here in the judge, on the learner's module through its worker (grading.remote) and
+A scenario runs here in the judge, on the learner's module through its worker (grading.judge.remote) and
 on the solution's in this process. Each call draws a fresh seed from the run's seed, the test's id
 and the call's number, so a run is replayed exactly by --seed, and the submission and the
 reference see the same inputs. After the
@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from grading import source_check
+import course
+from grading.judge import source_check
 from grading.i18n import Bi
-from grading.judge import ExerciseWorker, WorkerFailure
-from grading.remote import LocalChannel, Module, WorkerChannel
-from grading.zygote import GradingError
-from grading.testkit import CheckFailed
+from grading.judge.worker_handle import ExerciseWorker
+from grading.judge.remote import LocalChannel, Module, WorkerChannel
+from grading.errors import GradingError, WorkerFailure, CheckFailed
 
 REFERENCE_PACKAGE = "reference_solutions"
 
@@ -79,28 +79,59 @@ class GradingPlugin:
 
     # -- collection -------------------------------------------------------------------------------
     def pytest_collection_modifyitems(self, items):
-        counters = {}
+        """Every graded test is checked before anything runs; a test file that breaks a rule
+        stops the session with a message that names the test and the fix (SessionError)."""
+        counters, names, points = {}, {}, {}
         for item in items:
-            mark = item.get_closest_marker("grade")
-            if mark is None:
-                self.errors.append(f"{item.nodeid} has no @public(points) or @hidden(points)")
-                continue
             exercise = exercise_of(item)
+            mark = item.get_closest_marker("grade")
+            problem = self._mark_problem(item, exercise, mark, names.get(item.path, set()))
+            names.setdefault(item.path, set()).add(item.name)
+            if problem:
+                self.errors.append(f"{item.nodeid}: {problem}")
+                continue
             counters[exercise] = counters.get(exercise, 0) + 1
+            points[exercise] = points.get(exercise, 0) + mark.kwargs["points"]
             self.test_modules[exercise] = item.module
             lines = [line.strip() for line in (item.obj.__doc__ or "").strip().splitlines()]
-            if len(lines) < 2 or not lines[0] or not lines[1]:
-                self.errors.append(f"{item.nodeid}: its docstring needs two lines, the check's "
-                                   "name in English and then in Chinese")
-                continue
             item.stash[_RESULT] = TestResult(
                 exercise=exercise, number=counters[exercise], name=Bi(lines[1], lines[0]),
                 nodeid=item.nodeid,
                 points=mark.kwargs["points"], kind=mark.kwargs["kind"])
-            uses_reference = "compare" in item.fixturenames
-            if uses_reference != (mark.kwargs["kind"] == "hidden"):
-                self.errors.append(f"{item.nodeid}: a hidden case must use `compare` and a public "
-                                   "case must not")
+        for exercise, total in points.items():
+            if not self.errors and total != course.BY_NAME[exercise].points:
+                self.errors.append(
+                    f"tests/test_{exercise}.py: its checks' points add up to {total:g}, but "
+                    f"course.py gives {exercise} {course.BY_NAME[exercise].points}: change the "
+                    "points of its @public/@hidden marks, or the exercise's points in course.py")
+        if self.errors:  # nothing runs on tests that break the rules
+            items.clear()
+            self.test_modules.clear()
+
+    @staticmethod
+    def _mark_problem(item, exercise, mark, earlier):
+        """What is wrong with a test's grade mark and docstring, or ""; `earlier`: the names of
+        the tests before it in its file."""
+        if exercise not in course.BY_NAME:
+            return (f"{exercise} is no exercise of course.py: name the file tests/test_<exercise>.py "
+                    "after one, or add the exercise to course.py")
+        if mark is None:
+            return "it has no @public(points) or @hidden(points)"
+        kind, value = mark.kwargs.get("kind"), mark.kwargs.get("points")
+        if kind not in ("public", "hidden"):
+            return f"its grade mark has kind {kind!r}: use @public(points) or @hidden(points)"
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            return f"its points are {value!r}: give a positive number, @{kind}(3)"
+        for name in mark.kwargs.get("after", ()):
+            if name not in earlier:
+                return (f"after={name!r} names no test written before it in its file: a test "
+                        "counts only after tests that have already run")
+        lines = [line.strip() for line in (item.obj.__doc__ or "").strip().splitlines()]
+        if len(lines) < 2 or not lines[0] or not lines[1]:
+            return "its docstring needs two lines, the check's name in English and then in Chinese"
+        if ("compare" in item.fixturenames) != (kind == "hidden"):
+            return "a hidden case must use `compare` and a public case must not"
+        return ""
 
     def pytest_collection_finish(self, session):
         """The solutions are imported now, before any submission code runs."""
@@ -303,7 +334,7 @@ class Probe:
 
 class Source:
     """The learner's source of one exercise, read here in the judge: only to point to the line
-    of a loop that a verified record has shown (grading.source_check)."""
+    of a loop that a verified record has shown (grading.judge.source_check)."""
 
     def __init__(self, folder, exercise):
         self.folder, self.exercise = folder, exercise

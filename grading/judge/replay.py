@@ -1,6 +1,6 @@
 """The judge's replay of a worker's record: verify how a call computes, don't guess it.
 
-A worker shows the work of one call as data (grading.worker.Executor.trace): each aten operation
+A worker shows the work of one call as data (grading.worker.executor.Executor.trace): each aten operation
 it reached, in order, with its arguments as references to the call's inputs, to earlier results,
 to the object's tensors at attribute paths the judge names, or constants. Nothing in a record is
 trusted. The judge runs it itself, on inputs of its own:
@@ -21,8 +21,9 @@ new inputs, and the check says so.
 import math
 
 import torch
+from grading.errors import ReplayError
 
-MAX_OPS = 4000  # operations in one record (grading.worker.MAX_RECORD)
+MAX_OPS = 4000  # operations in one record (grading.worker.executor.MAX_RECORD)
 MAX_ELEMENTS = 1 << 22  # entries of one result
 MAX_WORK = 1 << 26  # bounds of all results together
 
@@ -62,16 +63,6 @@ _DTYPES = {str(d).removeprefix("torch."): d for d in (
 _LAYOUTS = {"strided": torch.strided}
 _FORMATS = {str(f).removeprefix("torch."): f for f in (
     torch.contiguous_format, torch.preserve_format, torch.channels_last)}
-
-
-class ReplayError(Exception):
-    """The record cannot be verified. `kind`: "random" (it draws random numbers), "outside"
-    (values read out of tensors into Python), "operation" (an operation not replayed here),
-    "size" (too long or too large), "malformed"; `name` the operation, where one is to blame."""
-
-    def __init__(self, kind, message, name=""):
-        super().__init__(message)
-        self.kind, self.name = kind, name
 
 
 def operator_name(name):

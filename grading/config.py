@@ -1,0 +1,20 @@
+"""Where things are and how long they may take: constants every room reads (a leaf, with course.py).
+
+The course's exercises are course.py's; EXERCISES and SECTIONS here are its names and sections,
+in its order, for the modules that only need those.
+"""
+from pathlib import Path
+
+import course
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+SOLUTIONS = ROOT / "solutions"
+EXERCISES_DIR = ROOT / "exercises"
+
+EXERCISES = list(course.NAMES)
+SECTIONS = {exercise.name: exercise.section for exercise in course.EXERCISES}  # (中文, English)
+
+CALL_TIMEOUT = 5.0  # seconds for one import or one scenario call; solutions need milliseconds
+EXERCISE_BUDGET = 8.0  # seconds of the submission's own time per exercise: 6 × 8 s < 60 s
+TEST_TIMEOUT = 150  # pytest-timeout's backstop for one test, should the judge itself hang

@@ -1,0 +1,79 @@
+"""Every exception the grader's rooms raise to one another, in one leaf module (it imports nothing).
+
+Who raises what, and who catches it:
+- GradingError (backends, command line): grading itself could not run; not the submission's fault.
+  WallsMissing: grades that count were asked for where the kernel's walls are missing.
+- SessionError (judge.session): the tests could not be collected or run (the grader's or tests/).
+- WorkerFailure (judge.worker_handle): the submission's code failed in its worker.
+- CheckFailed (checks, raised by test files): a check on the submission's outputs failed.
+- ProtocolError, PeerClosed, Timeout (wire.protocol): a message that is not one, a closed peer,
+  no message in time.
+- ReplayError (judge.replay): a worker's record of its work cannot be verified.
+"""
+
+
+class GradingError(Exception):
+    """Grading itself could not run (not the submission's fault)."""
+
+
+class WallsMissing(GradingError):
+    """Grades that count were asked for where Linux's walls are missing: `auto` may not fall back
+    to the portable backend for them (see backends.portable.chosen_backend). `text` is the one
+    line, in zh and en (an i18n.Bi)."""
+
+    def __init__(self, text):
+        super().__init__(text.en)
+        self.text = text
+
+
+class SessionError(Exception):
+    """The tests could not be collected or run: a problem of the grader or of tests/."""
+
+
+class WorkerFailure(Exception):
+    """The submission's code failed in its worker.
+    kind: raised | import | crash | timeout | garbled."""
+
+    def __init__(self, kind, text, error=None, sticky=False):
+        super().__init__(text.en)
+        self.text = text  # Bi: what the learner reads
+        self.kind = kind
+        self.error = error or {}  # {"type", "message", "frames": [[file, line, function, source]]}
+        self.sticky = sticky
+
+    def copy(self):
+        return WorkerFailure(self.kind, self.text, self.error, self.sticky)
+
+    @property
+    def not_implemented(self):
+        return self.error.get("type") == "NotImplementedError"
+
+
+class CheckFailed(AssertionError):
+    """A check on the submission's outputs failed; `text` (a Bi) is what the learner reads."""
+
+    def __init__(self, text):
+        super().__init__(text.en)
+        self.text = text
+
+
+class ProtocolError(Exception):
+    """The other side sent something that is not a valid message."""
+
+
+class PeerClosed(ProtocolError):
+    """The other side closed the connection (for a worker: it exited or crashed)."""
+
+
+class Timeout(Exception):
+    """No complete message arrived before the deadline."""
+
+
+class ReplayError(Exception):
+    """The record cannot be verified. `kind`: "random" (it draws random numbers), "outside"
+    (values read out of tensors into Python), "operation" (an operation not replayed here),
+    "size" (too long or too large), "malformed"; `name` the operation, where one is to blame."""
+
+    def __init__(self, kind, message, name=""):
+        super().__init__(message)
+        self.kind, self.name = kind, name
