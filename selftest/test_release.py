@@ -141,3 +141,16 @@ def test_release_refuses_an_existing_folder(tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "grader.py"), "release", str(tmp_path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "already exists" in done.stderr
+
+
+def test_the_learners_guide_is_shipped_and_its_links_hold(student_copy):
+    """The student copy carries docs/learner.md, its README links to it, and every relative link of
+    both leads to a file of the copy (none to docs the copy does not have)."""
+    import re
+    assert (student_copy / "docs" / "learner.md").is_file()
+    assert sorted(p.name for p in (student_copy / "docs").iterdir()) == ["learner.md"]
+    readme = (student_copy / "README.md").read_text(encoding="utf-8")
+    assert readme.count("(docs/learner.md)") == 2  # in both languages
+    for path in (student_copy / "README.md", student_copy / "docs" / "learner.md"):
+        for target in re.findall(r"\]\(([^)\s#:]+)[^)]*\)", path.read_text(encoding="utf-8")):
+            assert (path.parent / target).exists(), (path.name, target)

@@ -14,7 +14,8 @@ from pathlib import Path
 from grading.config import ROOT
 
 SHIPPED = ("grader.py", "course.py", "grading", "tests", "exercises", "requirements.txt", "pytest.ini",
-           ".gitignore", ".github/scripts/grade.sh", ".github/scripts/outside-exercises.sh")
+           ".gitignore", ".github/scripts/grade.sh", ".github/scripts/outside-exercises.sh",
+           "docs/learner.md")
 
 # What a learner's copy ignores, whatever the course's own .gitignore says: a virtual environment
 # (python3 -m venv .venv), caches, and what the grader writes.
@@ -124,6 +125,7 @@ pip install -r requirements.txt && python grader.py
 - 这个仓库的 CI（`.github/workflows/feedback.yml`）同样只运行公开检查，给你反馈，不是成绩：没有参考答案，
   它在 CI 里总是以失败结束，摘要里写明原因。
 - 只修改 `exercises/` 里的文件：别的改动不会被评分；在 pull request 里它们会让反馈检查失败。
+- 命令、报告的细节、提示和演示：见 [docs/learner.md](docs/learner.md)。
 
 # Self-attention exercises
 
@@ -159,6 +161,7 @@ terminal.
   why.
 - Change only the files in `exercises/`: other changes are not graded, and in a pull request they
   fail the feedback check.
+- Every command, the report in detail, hints and the demo: [docs/learner.md](docs/learner.md).
 """
 
 
