@@ -1,13 +1,14 @@
-"""The tests grade fairly: solutions 100, stubs fail every test, each mistake costs its own exercise
-and no other, fair variants score 100, broken code costs only its exercise with a clear message."""
+"""The tests grade fairly: solutions full marks, stubs fail every test, each mistake costs its own exercise
+and no other, fair variants full marks, broken code costs only its exercise with a clear message."""
 import re
 
 import pytest
 
+import course
+
 from fixtures import MISTAKES, exercise_of_fixture, fixture_dirs, mistake_id
 
-POINTS = {"ex1_embedding": 10, "ex2_averaging": 15, "ex3_qkv": 15, "ex4_scaling": 15,
-          "ex5_causal_mask": 20, "ex6_head": 25}
+POINTS = {exercise.name: exercise.points for exercise in course.EXERCISES}
 
 # What a learner must read for each broken submission (a phrase of the first failure's message).
 BROKEN_MESSAGES = {
@@ -55,7 +56,7 @@ def test_every_submission_is_graded_by_the_backend_asked_for(graded):
 def test_solutions_score_full_marks(graded):
     record = graded["solutions"]
     assert {name: s[1] for name, s in scores(record).items()} == POINTS
-    assert record["total"] == record["max"] == 100, scores(record)
+    assert record["total"] == record["max"] == course.TOTAL, scores(record)
 
 
 def test_stubs_fail_every_test(graded):
@@ -68,7 +69,7 @@ def test_stubs_fail_every_test(graded):
 @pytest.mark.parametrize("fixture", fixture_dirs("fair"), ids=lambda p: p.name)
 def test_fair_variant_scores_full_marks(graded, fixture):
     record = graded[fixture.name]
-    assert record["total"] == 100, {n: s for n, s in scores(record).items() if s[0] != s[1]}
+    assert record["total"] == course.TOTAL, {n: s for n, s in scores(record).items() if s[0] != s[1]}
 
 
 @pytest.mark.parametrize("mistake", MISTAKES, ids=mistake_id)
@@ -149,6 +150,6 @@ def test_gradebook_rows_hold_each_expected_total(batch_records, gradebooks):
         row = by_name[name]
         assert float(row["total"]) == record["total"] and row["status"] == "graded"
         assert sum(float(row[ex]) for ex in POINTS) == record["total"]
-    assert float(by_name["solutions"]["total"]) == 100 and float(by_name["stubs"]["total"]) == 0
-    assert all(float(row["total"]) == 100 for name, row in by_name.items()
+    assert float(by_name["solutions"]["total"]) == course.TOTAL and float(by_name["stubs"]["total"]) == 0
+    assert all(float(row["total"]) == course.TOTAL for name, row in by_name.items()
                if name.startswith("fairs-"))
