@@ -29,12 +29,13 @@ import pytest
 import torch
 
 from grading.wire import protocol
-from grading.judge.worker_handle import garbled, malformed
+from grading.judge.worker_handle import garbled
+from grading.wire.ops import reply_problem as malformed
 from grading.judge.plugin import GradingPlugin, Source
 from grading.judge.plugin import TestResult as Outcome
 from grading.judge.remote import LocalChannel, Module
 from grading.config import EXERCISES
-from grading.errors import WorkerFailure, CheckFailed
+from grading.errors import WorkerFailure
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"

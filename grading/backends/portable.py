@@ -33,6 +33,7 @@ from grading.walls.audit import tripwire_wanted
 from grading.backends.zygote import MEMORY_CAP, WORKER_PYTHON, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT
 from grading.backends.zygote import minimal_environment as zygote_environment
 from grading.errors import GradingError, WallsMissing, ProtocolError, PeerClosed, Timeout
+from grading.wire.ops import Op
 
 BACKENDS = ("auto", "linux", "portable")
 
@@ -205,7 +206,7 @@ class PortableLauncher:
                 self._start_one()
         process.package_dir = package_dir
         try:
-            protocol.send(process.sock, {"op": "load", "package_dir": package_dir,
+            protocol.send(process.sock, {"op": Op.LOAD, "package_dir": package_dir,
                                          "module": module, "memory": self.memory,
                                          "demo": bool(demo)})
         except OSError:
@@ -221,7 +222,7 @@ class PortableLauncher:
         if process is None:
             return {}
         try:
-            protocol.send(process.sock, protocol.to_wire({"op": "release"}))
+            protocol.send(process.sock, protocol.to_wire({"op": Op.RELEASE}))
             reply = protocol.recv(process.sock, timeout=5)
             clean = reply == {"clean": True}
         except (OSError, ProtocolError, PeerClosed, Timeout):

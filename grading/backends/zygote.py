@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 from grading.errors import GradingError
+from grading.wire.ops import Op
 
 WORKER_SCRIPT = Path(__file__).resolve().parents[1] / "worker" / "main.py"
 ZYGOTE_START_TIMEOUT = 120  # seconds: the zygote imports torch, ~2 s here, more on a cold disk
@@ -109,7 +110,7 @@ class Zygote:
     def spawn(self, package_dir, module, demo=False):
         """Fork a worker for one exercise module; returns (pid, socket to it)."""
         self.wait_ready()
-        reply, fds = self._request({"op": "spawn", "package_dir": str(package_dir),
+        reply, fds = self._request({"op": Op.SPAWN, "package_dir": str(package_dir),
                                     "module": module, "memory": self.memory, "demo": demo})
         if "error" in reply:
             raise GradingError(reply["error"])
@@ -123,7 +124,7 @@ class Zygote:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        reply, _ = self._request({"op": "reap", "pid": pid})
+        reply, _ = self._request({"op": Op.REAP, "pid": pid})
         return reply["status"]
 
     def release(self, pid, sock):

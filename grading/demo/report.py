@@ -10,6 +10,7 @@ import torch
 
 from grading.i18n import Bi
 from grading.errors import WorkerFailure
+from grading.wire.ops import Op
 
 
 def pad(text, width):
@@ -264,7 +265,7 @@ def main(zygote, folder, seed, lang, json_path=None):
     started = time.monotonic()
     worker = ExerciseWorker(zygote, folder, "ex6_head", call_timeout=60, budget=90, demo=True)
     try:
-        result = worker.request({"op": "demo", "seed": seed})
+        result = worker.request({"op": Op.DEMO, "seed": seed})
     except WorkerFailure as failure:
         print(Bi("演示要用你的练习 1 和练习 6，但它们没能跑起来：", "The demo uses your exercises 1 and "
                  "6, and they did not run: ").render(lang) + failure.text.render(lang),

@@ -9,6 +9,7 @@ from grading.wire import protocol
 from grading.i18n import Bi
 from grading.worker.executor import Executor
 from grading.errors import WorkerFailure
+from grading.wire.ops import Op
 
 
 class WorkerChannel:
@@ -83,7 +84,7 @@ class Remote:
         return value
 
     def __call__(self, *args, **kwargs):
-        value = self._request("call", target=self._target, args=arguments(args), kwargs=kwargs)
+        value = self._request(Op.CALL, target=self._target, args=arguments(args), kwargs=kwargs)
         name = self._target.get("name", "")
         if name[:1].isupper() and "method" not in self._target \
                 and not isinstance(value, protocol.Handle):  # a class of the exercise's API
@@ -111,25 +112,25 @@ class Remote:
     def set(self, path, tensor):
         """Copy tensor into the object's tensor at the dotted path, when it has that shape;
         returns what is there: {"type", "shape", "requires_grad"} or {"missing": name}."""
-        return self._request("set", handle=self._target["handle"], path=path, value=tensor)
+        return self._request(Op.SET, handle=self._target["handle"], path=path, value=tensor)
 
     def inspect(self, path):
-        return self._request("inspect", handle=self._target["handle"], path=path)
+        return self._request(Op.INSPECT, handle=self._target["handle"], path=path)
 
     def parameters(self):
         """[[name, shape, requires_grad], …] of the object's named_parameters()."""
-        return self._request("parameters", handle=self._target["handle"])
+        return self._request(Op.PARAMETERS, handle=self._target["handle"])
 
     def vjp(self, args, wrt, grad_output, parameters=()):
         """{"output", "input_grads", "parameter_grads"}: see grading.worker.executor.Executor.vjp;
         `parameters` are attribute paths ("query.weight"), the gradients come back by path."""
-        return self._request("vjp", target=self._target, args=arguments(args), wrt=list(wrt),
+        return self._request(Op.VJP, target=self._target, args=arguments(args), wrt=list(wrt),
                              grad_output=grad_output, parameters=list(parameters))
 
     def trace(self, *args, params=()):
         """The record of one call's operations: see grading.worker.executor.Executor.trace and
         grading.judge.replay. `params`: attribute paths of the object's tensors the judge knows."""
-        return self._request("trace", target=self._target, args=arguments(args),
+        return self._request(Op.TRACE, target=self._target, args=arguments(args),
                              params=list(params))
 
     def __repr__(self):

@@ -18,6 +18,7 @@ import signal
 import time
 
 from grading.wire import protocol
+from grading.wire.ops import reply_problem
 from grading.i18n import Bi
 from grading.config import EXERCISE_BUDGET
 from grading.errors import WorkerFailure, ProtocolError, PeerClosed, Timeout
@@ -152,7 +153,7 @@ class ExerciseWorker:
         self.printed.append(output)
         if kind == "error":
             raise WorkerFailure("raised", raised_text(value), error=value)
-        problem = malformed(message.get("op"), value)
+        problem = reply_problem(message.get("op"), value)
         if problem:
             raise self._end_sticky(garbled(problem))
         return value
@@ -247,35 +248,6 @@ class ExerciseWorker:
         sock, self.sock = self.sock, None
         pid, self.pid = self.pid, None
         self.zygote.release(pid, sock)
-
-
-def _is_shape(value):
-    return isinstance(value, list) and all(type(n) is int for n in value)
-
-
-def malformed(op, value):
-    """What is wrong with a reply to `op` (grading.worker.executor.Executor's replies), or "": a worker
-    is the learner's process, and the tests index its replies as the Executor makes them."""
-    if op in ("set", "inspect"):
-        ok = isinstance(value, dict) and set(value) <= {"type", "shape", "requires_grad",
-                                                        "missing"} \
-            and all(isinstance(value.get(k, ""), str) for k in ("type", "missing")) \
-            and _is_shape(value.get("shape", [])) \
-            and isinstance(value.get("requires_grad", False), bool)
-    elif op == "parameters":
-        ok = isinstance(value, list) and all(
-            isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and _is_shape(p[1])
-            and isinstance(p[2], bool) for p in value)
-    elif op == "vjp":
-        ok = isinstance(value, dict) and set(value) == {"output", "input_grads",
-                                                        "parameter_grads"} \
-            and isinstance(value["input_grads"], (list, type(None))) \
-            and isinstance(value["parameter_grads"], (dict, type(None)))
-    elif op == "trace":  # its contents are checked by grading.judge.replay, which trusts none of it
-        ok = isinstance(value, dict) and set(value) == {"ops", "output", "truncated"}
-    else:
-        ok = True  # a call returns whatever the learner's code returns
-    return "" if ok else f"a malformed reply to {op!r}"
 
 
 def garbled(error):

@@ -6,6 +6,7 @@ way. Imports torch and the wire, nothing of the judge side.
 """
 import torch
 
+from grading.wire.ops import EXECUTOR, Op
 from grading.wire.protocol import Handle
 
 MAX_RECORD = 4000  # operations of one traced call: a head takes about 30
@@ -26,9 +27,9 @@ class Executor:
 
     def run(self, request):
         op = request["op"]
-        if op not in ("call", "set", "inspect", "parameters", "vjp", "trace"):
+        if op not in EXECUTOR:
             raise ValueError(f"unknown request {op!r}")
-        return getattr(self, op)(request)
+        return getattr(self, Op(op).value)(request)
 
     def handle_of(self, obj):
         for number, known in enumerate(self.objects):

@@ -74,6 +74,7 @@ def zygote_main(root, control_fds):
 def _warm_up():
     """Every primitive once, on a tiny module, so that what torch loads or builds lazily on first
     use (the dispatch modes, autograd) is loaded here once, not in every worker behind its walls."""
+    from grading.wire.ops import Op
     import types
 
     import torch
@@ -82,20 +83,21 @@ def _warm_up():
     example = types.SimpleNamespace(Layer=lambda: nn.Linear(2, 2, bias=False))
     from grading.worker.executor import Executor
     executor = Executor(example)
-    layer = executor.run({"op": "call", "target": {"name": "Layer"}, "args": []})
+    layer = executor.run({"op": Op.CALL, "target": {"name": "Layer"}, "args": []})
     x, target = torch.ones(1, 2), {"handle": layer.number}
-    executor.run({"op": "set", "handle": layer.number, "path": "weight", "value": torch.eye(2)})
-    executor.run({"op": "trace", "target": target, "args": [x], "params": ["weight"]})
-    executor.run({"op": "vjp", "target": target, "args": [x], "wrt": [0], "grad_output": x,
+    executor.run({"op": Op.SET, "handle": layer.number, "path": "weight", "value": torch.eye(2)})
+    executor.run({"op": Op.TRACE, "target": target, "args": [x], "params": ["weight"]})
+    executor.run({"op": Op.VJP, "target": target, "args": [x], "wrt": [0], "grad_output": x,
                   "parameters": ["weight"]})
     protocol.from_wire(protocol.to_wire(x))
 
 
 def _serve(request, control, controls, children):
+    from grading.wire.ops import Op
     from grading.walls import kernel
     op = request.get("op")
     zygote = os.getpid()
-    if op == "spawn":
+    if op == Op.SPAWN:
         judge_end, worker_end = socket.socketpair()
         try:
             pid = os.fork()
@@ -118,7 +120,7 @@ def _serve(request, control, controls, children):
         children.add(pid)
         socket.send_fds(control, [json.dumps({"pid": pid}).encode()], [judge_end.fileno()])
         judge_end.close()
-    elif op == "reap":
+    elif op == Op.REAP:
         pid = request["pid"]
         _kill_group(pid)
         status = _reap(pid, children)
@@ -191,8 +193,9 @@ def _worker_main(sock, package_dir, module_name, memory, demo):
 def _serve_requests(sock, module, package_dir, output):
     """Answer the judge's requests on one exercise module until it releases the worker (True)
     or closes the connection (False)."""
+    from grading.wire.ops import Op
     from grading.wire import protocol
-    from grading.errors import PeerClosed, ProtocolError
+    from grading.errors import PeerClosed
     from grading.worker.executor import Executor
     executor = Executor(module)
     while True:
@@ -200,10 +203,10 @@ def _serve_requests(sock, module, package_dir, output):
             request = protocol.from_wire(protocol.recv(sock))
         except PeerClosed:
             return False
-        if request.get("op") == "release":  # the portable backend's: see portable_main
+        if request.get("op") == Op.RELEASE:  # the portable backend's: see portable_main
             return True
         try:
-            if request["op"] == "demo":  # not grading: the demo trains the learner's head here
+            if request["op"] == Op.DEMO:  # not grading: the demo trains the learner's head here
                 import grading.demo.training
                 result = grading.demo.training.run(module, request["seed"])
             else:
@@ -221,6 +224,7 @@ def portable_main(address, root, tripwire):
     """A worker of the portable backend (grading/backends/portable.py): a fresh interpreter, connected to
     the judge over TCP on the loopback, that imports torch, then imports and serves one exercise
     after another of one submission, for as long as the judge lends it out and it stays clean."""
+    from grading.wire.ops import Op
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
     token = sys.stdin.readline().strip()
     sys.path.insert(0, root)
@@ -244,7 +248,7 @@ def portable_main(address, root, tripwire):
             request = protocol.recv(sock)
         except (PeerClosed, ProtocolError, OSError):
             os._exit(0)
-        if request.get("op") != "load" or walled not in (None, request["package_dir"]):
+        if request.get("op") != Op.LOAD or walled not in (None, request["package_dir"]):
             os._exit(0)  # not the judge's protocol: nothing more to do
         package_dir = os.path.realpath(request["package_dir"])
         if walled is None:  # the first exercise: the walls go up, for good
