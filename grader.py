@@ -206,7 +206,7 @@ def main(argv=None):
         from grading.commands.batch import judges_for
         clients = judges_for(args.jobs)
     try:
-        zygote = start(ROOT, memory=int(args.memory * 1024 ** 3), clients=clients,
+        backend = start(ROOT, memory=int(args.memory * 1024 ** 3), clients=clients,
                        batch=bool(args.batch), counts=counts)
     except WallsMissing as error:
         print(f"grader.py: {error.text.render(args.lang)}", file=sys.stderr)
@@ -217,9 +217,9 @@ def main(argv=None):
     try:
         if args.demo:
             from grading.demo.report import main as demo
-            return demo(zygote, folder, args.seed, args.lang, args.json)
-        code, results = run(args, folder, exercises, zygote)
-        zygote.close()  # every worker, and all they started, is gone before results are written
+            return demo(backend, folder, args.seed, args.lang, args.json)
+        code, results = run(args, folder, exercises, backend)
+        backend.close()  # every worker, and all they started, is gone before results are written
         if results is not None:
             from grading.output.report import write_json, write_text
             if args.json:
@@ -243,10 +243,10 @@ def main(argv=None):
         print(f"grader.py: grading could not run: {inert(str(error))}", file=sys.stderr)
         return USAGE_ERROR
     finally:
-        zygote.close()
+        backend.close()
 
 
-def run(args, folder, exercises, zygote):
+def run(args, folder, exercises, backend):
     """Grade; returns (exit status, what to write to --json or None)."""
     from grading.output import report  # imported before any submission code runs, like everything else
     from grading.config import CALL_TIMEOUT
@@ -257,14 +257,14 @@ def run(args, folder, exercises, zygote):
     try:
         if args.batch:
             from grading.commands.batch import causes, grade_all, grading_errors, summary
-            records = grade_all(zygote, folder, seed, exercises, timeout, args.jobs)
+            records = grade_all(backend, folder, seed, exercises, timeout, args.jobs)
             print(summary(records, args.lang), flush=True)
             # 1, not 2: the gradebook is written and every other row holds; and 2 is never
             # because of what a submission did (a judge may die of one), DESIGN's exit statuses.
             results = {"seed": seed, "submissions": records,
                        "causes": causes(records, args.lang)}
             return (1 if grading_errors(records) else 0), results
-        result = grade(zygote, folder, seed, exercises, call_timeout=timeout)
+        result = grade(backend, folder, seed, exercises, call_timeout=timeout)
     except SessionError as error:
         print(f"grader.py: the tests could not run — a problem of the grader, not of your code:\n"
               f"{report.no_commands(inert(str(error)))}", file=sys.stderr)
@@ -272,7 +272,7 @@ def run(args, folder, exercises, zygote):
     command = "python grader.py" + (" --solutions" if args.solutions else "") + \
         (f" --submission {args.submission}" if args.submission else "")
     if args.watch:
-        return watch(zygote, folder, seed, timeout, result, command, args.lang), None
+        return watch(backend, folder, seed, timeout, result, command, args.lang), None
     actions = os.environ.get("GITHUB_ACTIONS") == "true"
     shown = report.text(result, command, args.lang)
     # In Actions, the report is printed with workflow commands stopped (report.github_log), so no
@@ -320,7 +320,7 @@ def not_a_pass(result, args, actions):
     return blockers
 
 
-def watch(zygote, folder, seed, timeout, result, command, lang, poll=0.3):
+def watch(backend, folder, seed, timeout, result, command, lang, poll=0.3):
     """Show the grade; whenever ex*.py files change, regrade every one of them (however many
     changed within one poll: an editor's Save All, git checkout) and show it again."""
     from grading.output import report
@@ -352,7 +352,7 @@ def watch(zygote, folder, seed, timeout, result, command, lang, poll=0.3):
             if changed:
                 seen = now  # taken before grading: a save during grading shows on the next poll
                 break
-        regraded = grade(zygote, folder, seed, changed, call_timeout=timeout)
+        regraded = grade(backend, folder, seed, changed, call_timeout=timeout)
         fresh = {ex.exercise: ex for ex in regraded.exercises}
         result.exercises = [fresh.get(ex.exercise, ex) for ex in result.exercises]
         result.seconds = regraded.seconds

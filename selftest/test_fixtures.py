@@ -47,9 +47,9 @@ def assert_costs_only(record, exercise):
 def test_every_submission_is_graded_by_the_backend_asked_for(graded):
     """GRADER_BACKEND=portable python grader.py --check grades the fixtures in the portable
     backend; by default the machine chooses (here, with Landlock and seccomp, Linux's)."""
-    from grading.backends.portable import PortableLauncher, chosen_backend
+    from grading.backends.portable import PortableBackend, chosen_backend
     from grading.backends.zygote import Zygote
-    backend = PortableLauncher if chosen_backend() == "portable" else Zygote
+    backend = PortableBackend if chosen_backend() == "portable" else Zygote
     assert {record["isolation"] for record in graded.values()} == {backend.isolation[1]}
 
 

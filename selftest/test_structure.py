@@ -84,3 +84,20 @@ def test_every_stub_body_is_a_todo(exercise):
 def test_solutions_are_complete(exercise):
     text = (ROOT / "solutions" / f"{exercise}.py").read_text(encoding="utf-8")
     assert "TODO" not in text and "NotImplementedError" not in text
+
+
+def test_both_backends_have_the_backends_interface():
+    """The judge uses a backend only through grading.backends.Backend: both kinds have it all."""
+    import inspect
+
+    from grading.backends import Backend
+    from grading.backends.portable import PortableBackend
+    from grading.backends.zygote import Zygote
+    wanted = {name for name in vars(Backend) if not name.startswith("_")} | \
+        set(Backend.__annotations__)
+    for kind in (Zygote, PortableBackend):
+        have = {name for name in dir(kind) if not name.startswith("_")}
+        assert wanted <= have, f"{kind.__name__} lacks {sorted(wanted - have)}"
+        for name in wanted & set(vars(Backend)):
+            assert list(inspect.signature(getattr(kind, name)).parameters) == \
+                list(inspect.signature(getattr(Backend, name)).parameters), (kind, name)

@@ -29,4 +29,4 @@ def pytest_configure(config):
                            random.randrange(1 << 31) if seed is None else seed,
                            config.getoption("--call-timeout"))
     config.pluginmanager.register(plugin, "grading")
-    config.add_cleanup(plugin.zygote.close)
+    config.add_cleanup(plugin.backend.close)

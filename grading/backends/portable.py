@@ -83,13 +83,13 @@ def refusal(missing):
 
 
 def start(root, memory=MEMORY_CAP, clients=1, batch=False, counts=False):
-    """The backend for this machine, started: the zygote (Linux) or a PortableLauncher (whose
+    """The backend for this machine, started: the zygote (Linux) or a PortableBackend (whose
     batches start judges with launchers of their own: this one starts no worker then).
     `counts`: see chosen_backend."""
     if chosen_backend(counts) == "linux":
         from grading.backends.zygote import Zygote
         return Zygote(root, memory=memory, clients=clients)
-    return PortableLauncher(root, memory=memory, first=not batch)
+    return PortableBackend(root, memory=memory, first=not batch)
 
 
 def minimal_environment(home):
@@ -117,7 +117,7 @@ class _Process:
         return self.popen.pid
 
 
-class PortableLauncher:
+class PortableBackend:
     """Starts, lends, takes back and stops portable workers. The judge's interface is the
     zygote's: spawn, release, kill_and_reap, close."""
 

@@ -176,12 +176,12 @@ def status_of(record):
     return "graded", ""
 
 
-def grade_one(zygote, folder, seed, exercises, timeout, missing=()):
+def grade_one(backend, folder, seed, exercises, timeout, missing=()):
     if is_linked(folder):
         return record_of("refused", "a symbolic link")
     started = time.monotonic()
     try:
-        record = report.record(grade(zygote, folder, seed, exercises, call_timeout=timeout))
+        record = report.record(grade(backend, folder, seed, exercises, call_timeout=timeout))
         record["status"], record["note"] = status_of(record)
         if record["status"] == "graded" and missing:
             record["status"], record["note"] = "incomplete", "missing " + ", ".join(missing)
@@ -383,7 +383,7 @@ def judges_for(jobs):
     return max(1, jobs) + SPARE_JUDGES
 
 
-def grade_all(zygote, folder, seed, exercises, timeout, jobs):
+def grade_all(backend, folder, seed, exercises, timeout, jobs):
     """{name: record} for every submission in folder, `jobs` judges at a time."""
     entries = deque(submissions_in(folder))
     progress, records, returned = Progress(len(entries)), {}, deque()
@@ -408,7 +408,7 @@ def grade_all(zygote, folder, seed, exercises, timeout, jobs):
                 return job
         return None
 
-    judges = _Judges(zygote, seed, exercises, timeout, most=judges_for(jobs))
+    judges = _Judges(backend, seed, exercises, timeout, most=judges_for(jobs))
     try:
         for _ in range(max(1, jobs)):
             job = next_job()
@@ -450,13 +450,13 @@ def grade_all(zygote, folder, seed, exercises, timeout, jobs):
 
 def _judge_main(config):
     """A judge of the portable backend's batch: grade each submission named on stdin."""
-    from grading.backends.portable import PortableLauncher
+    from grading.backends.portable import PortableBackend
     from grading.walls.audit import install_tripwire, tripwire_wanted
     limit_judge_memory(JUDGE_MEMORY)  # first: the tripwire makes /proc a Linux-only call
     if tripwire_wanted():
         install_tripwire()
     config = json.loads(config)
-    launcher = PortableLauncher(ROOT, memory=config["memory"], spare=True)
+    launcher = PortableBackend(ROOT, memory=config["memory"], spare=True)
     try:
         _serve_jobs(launcher, sys.stdin, sys.stdout, config["seed"], config["exercises"],
                     config["timeout"])

@@ -255,7 +255,7 @@ def png_note(result, png_path, lang):
     return written.render(lang)
 
 
-def main(zygote, folder, seed, lang, json_path=None):
+def main(backend, folder, seed, lang, json_path=None):
     """Run the demo on a submission folder; the exit status for grader.py."""
     import sys
     import time
@@ -263,7 +263,7 @@ def main(zygote, folder, seed, lang, json_path=None):
     from grading.judge.worker_handle import ExerciseWorker
     seed = 1337 if seed is None else seed  # the lesson's seed: the same numbers every time
     started = time.monotonic()
-    worker = ExerciseWorker(zygote, folder, "ex6_head", call_timeout=60, budget=90, demo=True)
+    worker = ExerciseWorker(backend, folder, "ex6_head", call_timeout=60, budget=90, demo=True)
     try:
         result = worker.request({"op": Op.DEMO, "seed": seed})
     except WorkerFailure as failure:

@@ -59,8 +59,8 @@ def exercise_of(item):
 
 
 class GradingPlugin:
-    def __init__(self, zygote, submission_dir, reference_dir, seed, call_timeout):
-        self.zygote = zygote
+    def __init__(self, backend, submission_dir, reference_dir, seed, call_timeout):
+        self.backend = backend
         self.submission_dir = Path(submission_dir).resolve()
         self.reference_dir = Path(reference_dir).resolve() if reference_dir else None
         self.seed = seed
@@ -249,7 +249,7 @@ class GradingPlugin:
     def _worker(self, exercise):
         if exercise not in self.workers:
             self.workers[exercise] = ExerciseWorker(
-                self.zygote, self.submission_dir, exercise, self.call_timeout)
+                self.backend, self.submission_dir, exercise, self.call_timeout)
         return self.workers[exercise]
 
     def reference_output(self, exercise, scenario, params, seed):

@@ -73,7 +73,7 @@ class Grade:
         return [r for e in self.exercises for r in e.results if r.status == "error"]
 
 
-def grade(zygote, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
+def grade(backend, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
           call_timeout=CALL_TIMEOUT):
     from grading.judge.plugin import GradingPlugin
     import pytest
@@ -81,7 +81,7 @@ def grade(zygote, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only our plugins: fast and predictable
     exercises = exercises or EXERCISES
     started = time.monotonic()
-    plugin = GradingPlugin(zygote, submission_dir,
+    plugin = GradingPlugin(backend, submission_dir,
                            reference_dir if Path(reference_dir).is_dir() else None,
                            seed, call_timeout)
     args = [str(TESTS / f"test_{name}.py") for name in exercises]
@@ -107,4 +107,4 @@ def grade(zygote, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
                                           *plugin.diagnoses.get(name, (None, "")))
                             for name, rs in by_exercise.items()],
                  seconds=time.monotonic() - started,
-                 isolation=getattr(zygote, "isolation", ()))
+                 isolation=getattr(backend, "isolation", ()))

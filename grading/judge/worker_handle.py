@@ -106,11 +106,11 @@ class Meter:
 class ExerciseWorker:
     """The worker of one exercise of one submission, with the failure policy above."""
 
-    def __init__(self, zygote, package_dir, module, call_timeout, budget=EXERCISE_BUDGET,
+    def __init__(self, backend, package_dir, module, call_timeout, budget=EXERCISE_BUDGET,
                  demo=False):
         self.budget = budget  # seconds of the submission's own time, imports included
         self.demo = demo  # a worker for grader.py demo
-        self.zygote = zygote
+        self.backend = backend
         self.package_dir = package_dir
         self.module = module
         self.call_timeout = call_timeout
@@ -161,7 +161,7 @@ class ExerciseWorker:
     def _receive(self, limit):
         """One message, while the worker's own time stays within `limit` seconds and the wall
         clock within WALL_FACTOR times that (a generous backstop for a machine that is busy)."""
-        meter = Meter(self.pid, use_proc=self.zygote.reads_proc)
+        meter = Meter(self.pid, use_proc=self.backend.reads_proc)
         meter.start()
 
         def wait(sock):
@@ -180,7 +180,7 @@ class ExerciseWorker:
         if self.sock is not None:
             return
         limit = self._time_left()
-        self.pid, self.sock = self.zygote.spawn(self.package_dir, self.module, self.demo)
+        self.pid, self.sock = self.backend.spawn(self.package_dir, self.module, self.demo)
         self.generation += 1
         try:
             kind, value, output = protocol.ready(self._receive(limit))
@@ -238,7 +238,7 @@ class ExerciseWorker:
         self.sock.close()
         self.sock = None
         pid, self.pid = self.pid, None
-        return self.zygote.kill_and_reap(pid)
+        return self.backend.kill_and_reap(pid)
 
     def close(self):
         """The judge is done with this exercise: hand the worker back (grading/backends/portable.py may
@@ -247,7 +247,7 @@ class ExerciseWorker:
             return
         sock, self.sock = self.sock, None
         pid, self.pid = self.pid, None
-        self.zygote.release(pid, sock)
+        self.backend.release(pid, sock)
 
 
 def garbled(error):
