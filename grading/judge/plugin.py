@@ -285,7 +285,7 @@ class GradingPlugin:
 
     @pytest.fixture
     def submission(self, request):
-        return SubmissionRunner(self, request.node)
+        return SubmissionRunner(self, exercise_of(request.node), request.node.nodeid)
 
     @pytest.fixture
     def compare(self, request):
@@ -307,29 +307,41 @@ class GateFailed(CheckFailed):
         self.todo = todo
 
 
-class Probe:
+class SubmissionRunner:
+    """`submission(scenario, **params)`: a scenario's outputs on the learner's module (every call
+    a request to the worker), with a generator seeded by the run's seed, `key` and a counter;
+    `inputs(draw, **params)` replays what `draw` gave the last scenario (when the scenario draws
+    first, as every scenario of tests/ does); `source` reads the learner's file."""
+
+    def __init__(self, plugin, exercise, key):
+        self.plugin, self.exercise, self.key = plugin, exercise, key
+        self.calls, self.last_seed = 0, None
+        self.source = Source(plugin.submission_dir, exercise)
+
+    def submission(self, scenario, **params):
+        self.last_seed = seed_for(self.plugin.seed, self.key, self.calls)
+        self.calls += 1
+        return self.plugin.run_submission(self.exercise, scenario, params, self.last_seed)
+
+    __call__ = submission
+
+    def inputs(self, draw, **params):
+        return draw(torch.Generator().manual_seed(self.last_seed), **params)
+
+
+class Probe(SubmissionRunner):
     """What a test file's diagnose(probe) uses: probe(scenario, **params) -> (got, want), want
-    None where the solutions are absent; probe.submission(scenario, **params) -> got alone;
-    probe.inputs(draw, **params) replays the last inputs."""
+    None where the solutions are absent; probe.submission(…) -> got alone (for what needs no
+    comparison: operations, parameters)."""
 
     def __init__(self, plugin, exercise):
-        self.plugin, self.exercise, self.calls, self.last_seed = plugin, exercise, 0, None
-        self.source = Source(plugin.submission_dir, exercise)
+        super().__init__(plugin, exercise, f"{exercise}::diagnose")
 
     def __call__(self, scenario, **params):
         got = self.submission(scenario, **params)
         if self.plugin.reference_module(self.exercise) is None:
             return got, None
         return got, self.plugin.reference_output(self.exercise, scenario, params, self.last_seed)
-
-    def submission(self, scenario, **params):
-        """The learner's outputs alone (for what needs no comparison: operations, parameters)."""
-        self.last_seed = seed_for(self.plugin.seed, f"{self.exercise}::diagnose", self.calls)
-        self.calls += 1
-        return self.plugin.run_submission(self.exercise, scenario, params, self.last_seed)
-
-    def inputs(self, draw, **params):
-        return draw(torch.Generator().manual_seed(self.last_seed), **params)
 
 
 class Source:
@@ -342,25 +354,6 @@ class Source:
     def loops(self, entry):
         """[(file, line, text)] of loops that can run once per position in what entry reaches."""
         return source_check.loops_in(self.folder, self.exercise, entry)
-
-
-class SubmissionRunner:
-    """`submission(scenario, **params)` runs a scenario on the learner's module (every call a
-    request to the worker); `submission.inputs(draw, **params)` replays the inputs that the last
-    scenario drew; `submission.source` reads the learner's file."""
-
-    def __init__(self, plugin, node):
-        self.plugin, self.node, self.calls, self.last_seed = plugin, node, 0, None
-        self.source = Source(plugin.submission_dir, exercise_of(node))
-
-    def __call__(self, scenario, **params):
-        self.last_seed = seed_for(self.plugin.seed, self.node.nodeid, self.calls)
-        self.calls += 1
-        return self.plugin.run_submission(exercise_of(self.node), scenario, params,
-                                          self.last_seed)
-
-    def inputs(self, draw, **params):
-        return draw(torch.Generator().manual_seed(self.last_seed), **params)
 
 
 _REFERENCE_OUTPUTS = {}  # see GradingPlugin.reference_output
