@@ -148,6 +148,16 @@ def trainable_shapes(module):
     return [shape for _, shape, requires_grad in module.parameters() if requires_grad]
 
 
+def returned_or_raised(call, *args):
+    """(what the learner's call returned, "") or (None, the name of the exception it raised)."""
+    try:
+        return call(*args), ""
+    except WorkerFailure as failure:
+        if failure.kind != "raised":
+            raise
+        return None, failure.error.get("type", "") or "Exception"
+
+
 # -- judge side -----------------------------------------------------------------------------------
 
 class CheckFailed(AssertionError):
@@ -264,10 +274,10 @@ def expect_dtype(value, what, dtype=torch.float32):
     float64 does not mix with the float32 weights of the next step."""
     if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != dtype:
         name = str(dtype).replace("torch.", "")
-        fail(f"{what} 的数是 {value.dtype}，应当是 {dtype}（torch 默认的类型，和输入一样）："
+        fail(f"{what} 的数是 {value.dtype}，应当是 {dtype}（torch 默认的类型，课文里的张量都是它）："
              f"它在下一步要和 {name} 的张量、权重相乘，类型不同就会报错",
-             f"{what} holds {value.dtype} numbers; it should hold {dtype}, torch's default, as "
-             f"the inputs do: the next step multiplies it with {name} tensors and weights, and "
+             f"{what} holds {value.dtype} numbers; it should hold {dtype}, torch's default, "
+             f"which the lesson's tensors all have: the next step multiplies it with {name} tensors and weights, and "
              "mixed types are an error")
     return value
 
