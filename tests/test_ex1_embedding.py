@@ -174,8 +174,9 @@ def test_every_row_learns(submission):
     dead = [r for r in range(want.shape[0]) if grad[r].abs().max() <= 1e-12]
     if dead:
         rows = "、".join(map(str, dead))
-        fail(f"表的第 {rows} 行没有得到梯度，尽管这些编号在输入里出现了：训练永远不会改变这些行。"
-             "每个字的那一行都要能学习",
+        fail((f"表的第 {rows} 行没有得到梯度，尽管这些编号在输入里出现了：训练永远不会改变这些行" if len(dead) > 1
+              else f"表的第 {rows} 行没有得到梯度，尽管编号 {rows} 在输入里出现了：训练永远不会改变这一行")
+             + "。每个字的那一行都要能学习",
              (f"rows {', '.join(map(str, dead))} of the table get no gradient although "
               "those ids occur in the input: training would never change them" if len(dead) > 1
               else f"row {dead[0]} of the table gets no gradient although that id occurs in the "

@@ -4,7 +4,7 @@ import torch
 from grading.i18n import Bi
 from grading.testkit import LONG_T, SHAPES, SHOULD_BE, Consistent, Diagnosis, Way, close, \
     expect_close, expect_dtype, expect_no_loop, expect_tensor, fail, hidden, lesson, loops, \
-    named_slips, public, randn, returned_or_raised, same, shown_work, slip_diagnosis, \
+    named_slips, public, randn, returned_or_raised, shown_work, slip_diagnosis, \
     upper_triangle
 
 LENGTHS = (1, 5, 8, 12)  # 12: longer than the lesson's example's T = 8
