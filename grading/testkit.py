@@ -79,10 +79,18 @@ def set_linear(module, name, weight):
     n_out, n_in = weight.shape
     found = module.set(f"{name}.weight", weight)
     if found.get("missing") == name:
-        raise Mismatch(f"缺少 self.{name}：这个练习需要 self.{name} = "
-                       "nn.Linear(n_embd, head_size, bias=False)",
-                       f"self.{name} is missing: the exercise needs self.{name} = "
-                       "nn.Linear(n_embd, head_size, bias=False)")
+        layers = [path[:-len(".weight")] for path, shape, _ in module.parameters()
+                  if path.endswith(".weight") and shape == [n_out, n_in]]
+        own = "、".join(f"self.{layer}" for layer in layers)
+        raise Mismatch(f"{module.type_name}(…) 建好之后没有 self.{name}：这个练习规定了层的名字，"
+                       f"要在 __init__ 里建好 self.{name} = nn.Linear(n_embd, head_size, bias=False)"
+                       + (f"（现有的层是 {own}）" if layers else ""),
+                       f"{module.type_name}(…) has no self.{name} once built: the exercise fixes the "
+                       f"layers' names, and __init__ builds self.{name} = "
+                       "nn.Linear(n_embd, head_size, bias=False)"
+                       + (f" (its layers are {', '.join(f'self.{x}' for x in layers)})"
+                          if layers else ""),
+                       key="layer_missing", layer=name, layers=layers)
     if "shape" not in found:
         raise Mismatch(f"self.{name} 没有 .weight：它应当是一个 nn.Linear",
                        f"self.{name} has no .weight: it should be an nn.Linear")
@@ -99,9 +107,20 @@ def set_embedding(module, weight):
     """Copy weight into module.token_embedding_table.weight, a (vocab_size, n_embd) table."""
     vocab_size, n_embd = weight.shape
     found = module.set("token_embedding_table.weight", weight)
+    if found.get("missing") == "token_embedding_table":
+        raise Mismatch("TokenEmbedding(vocab_size, n_embd) 建好之后没有 self.token_embedding_table：这张表要在 "
+                       "__init__ 里建一次，self.token_embedding_table = nn.Embedding(vocab_size, n_embd)，"
+                       "forward 里只负责查表",
+                       "TokenEmbedding(vocab_size, n_embd) has no self.token_embedding_table once "
+                       "built: the table belongs in __init__, built once, "
+                       "self.token_embedding_table = nn.Embedding(vocab_size, n_embd); forward only "
+                       "looks ids up in it", key="embedding_missing")
     if "shape" not in found:
-        raise Mismatch("缺少 self.token_embedding_table，或者它不是 nn.Embedding",
-                       "self.token_embedding_table is missing or is not an nn.Embedding")
+        kind = module.inspect("token_embedding_table").get("type", "")
+        raise Mismatch(f"self.token_embedding_table 是 {kind}，没有 .weight 这张表：它应当是 "
+                       "nn.Embedding(vocab_size, n_embd)",
+                       f"self.token_embedding_table is a {kind} with no .weight table: it should be "
+                       "an nn.Embedding(vocab_size, n_embd)")
     if found["shape"] != [vocab_size, n_embd]:
         shape = tuple(found["shape"])
         raise Mismatch(f"self.token_embedding_table.weight 的形状是 {shape}，而 "
@@ -127,6 +146,16 @@ def raises(call, *args):
 
 def trainable_shapes(module):
     return [shape for _, shape, requires_grad in module.parameters() if requires_grad]
+
+
+def returned_or_raised(call, *args):
+    """(what the learner's call returned, "") or (None, the name of the exception it raised)."""
+    try:
+        return call(*args), ""
+    except WorkerFailure as failure:
+        if failure.kind != "raised":
+            raise
+        return None, failure.error.get("type", "") or "Exception"
 
 
 # -- judge side -----------------------------------------------------------------------------------
@@ -229,6 +258,19 @@ def expect_sequence(value, what, length):
         kind = kind_of(value)
         fail(f"{what} 应当返回 {length} 个张量，实际返回的是{kind.zh}",
              f"{what} should return {length} tensors, got {kind.en}")
+    return value
+
+
+def expect_dtype(value, what, dtype=torch.float32):
+    """A tensor's numbers are of `dtype` (torch's default, float32, as the lesson's inputs are):
+    float64 does not mix with the float32 weights of the next step."""
+    if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != dtype:
+        name = str(dtype).replace("torch.", "")
+        fail(f"{what} 的数是 {value.dtype}，应当是 {dtype}（torch 默认的类型，课文里的张量都是它）："
+             f"它在下一步要和 {name} 的张量、权重相乘，类型不同就会报错",
+             f"{what} holds {value.dtype} numbers; it should hold {dtype}, torch's default, "
+             f"which the lesson's tensors all have: the next step multiplies it with {name} tensors and weights, and "
+             "mixed types are an error")
     return value
 
 

@@ -27,6 +27,58 @@ def parameters(ex, gen, vocab_size, n_embd):
     return trainable_shapes(ex.TokenEmbedding(vocab_size, n_embd))
 
 
+def frozen_shapes(ex, gen, vocab_size, n_embd):
+    """The shapes of the module's parameters that do not train (requires_grad=False)."""
+    return [shape for _, shape, trains in ex.TokenEmbedding(vocab_size, n_embd).parameters()
+            if not trains]
+
+
+def draw_learning(gen, vocab_size, n_embd):
+    """Two rows of vocab_size ids, the first holding every id once, and a gradient for the
+    output: what a training step sends back through the lookup."""
+    inputs = draw(gen, 2, vocab_size, vocab_size, n_embd)
+    inputs["idx"][0] = torch.randperm(vocab_size, generator=gen)
+    inputs["grad_output"] = randn(gen, 2, vocab_size, n_embd)
+    return inputs
+
+
+def learning(ex, gen, vocab_size, n_embd):
+    """The gradient of Σ grad_output · forward(idx) for the table, or None when it has none."""
+    m = ex.TokenEmbedding(vocab_size, n_embd)
+    inputs = draw_learning(gen, vocab_size, n_embd)
+    set_embedding(m, inputs["table"])
+    m.eval()
+    reply = m.vjp([inputs["idx"]], wrt=[], grad_output=inputs["grad_output"],
+                  parameters=["token_embedding_table.weight"])
+    grads = reply.get("parameter_grads") if isinstance(reply, dict) else None
+    return grads.get("token_embedding_table.weight") if isinstance(grads, dict) else None
+
+
+def gradient_of_a_lookup(inputs):
+    """Row r's gradient is the sum of the output gradients at the positions of id r."""
+    table, idx, grad_output = inputs["table"], inputs["idx"], inputs["grad_output"]
+    return torch.zeros(table.shape, dtype=torch.float64).index_add_(
+        0, idx.reshape(-1), grad_output.reshape(-1, table.shape[1]).double())
+
+
+def table_in_forward(ex, gen, B, T, vocab_size, n_embd):
+    """Whether the module has its table once built, and again once forward has run."""
+    m = ex.TokenEmbedding(vocab_size, n_embd)
+    built = "missing" not in m.inspect("token_embedding_table")
+    raises(m, torch.randint(0, vocab_size, (B, T), generator=gen))
+    return built, "missing" not in m.inspect("token_embedding_table")
+
+
+def embed_twice(ex, gen, B, T, vocab_size, n_embd):
+    """Two calls of forward with the same table set and the same ids, few of them (repeated)."""
+    m = ex.TokenEmbedding(vocab_size, n_embd)
+    set_embedding(m, randn(gen, vocab_size, n_embd))
+    m.eval()
+    idx = torch.randint(0, 3, (B, T), generator=gen)
+    with torch.no_grad():
+        return m(idx), m(idx), idx
+
+
 def out_of_range(ex, gen, B, T, vocab_size, n_embd):
     """For each bad id, the name of the exception it raised, or "" when forward returned."""
     m = ex.TokenEmbedding(vocab_size, n_embd)
@@ -72,11 +124,52 @@ def test_table_is_a_parameter(submission):
     vocab_size × n_embd 的表是模块的可训练参数"""
     vocab_size, n_embd = SHAPES[0]["vocab_size"], SHAPES[0]["n_embd"]
     shapes = submission(parameters, vocab_size=vocab_size, n_embd=n_embd)
-    if [vocab_size, n_embd] not in shapes:
-        fail(f"模块中没有形状为 (vocab_size, n_embd) = ({vocab_size}, {n_embd}) 的可训练参数"
-             f"（现有参数的形状：{shapes}）：把 nn.Embedding 存在 self 上",
-             f"no trainable parameter of shape (vocab_size, n_embd) = ({vocab_size}, {n_embd}) "
-             f"(the module's have shapes {shapes}): store the nn.Embedding on self")
+    if [vocab_size, n_embd] in shapes:
+        return
+    if [vocab_size, n_embd] in submission(frozen_shapes, vocab_size=vocab_size, n_embd=n_embd):
+        fail(f"(vocab_size, n_embd) = ({vocab_size}, {n_embd}) 的表在模块里，但它是冻结的"
+             "（requires_grad=False），训练时不会被调整：nn.Embedding.from_pretrained 默认 "
+             "freeze=True，要传 freeze=False",
+             f"the (vocab_size, n_embd) = ({vocab_size}, {n_embd}) table is there but frozen "
+             "(requires_grad=False), so training never adjusts it: nn.Embedding.from_pretrained "
+             "has freeze=True by default, pass freeze=False")
+    fail(f"模块中没有形状为 (vocab_size, n_embd) = ({vocab_size}, {n_embd}) 的可训练参数"
+         f"（现有参数的形状：{shapes}）：在 __init__ 里建好 nn.Embedding，存在 self 上",
+         f"no trainable parameter of shape (vocab_size, n_embd) = ({vocab_size}, {n_embd}) "
+         f"(the module's have shapes {shapes}): build the nn.Embedding in __init__ and store it "
+         "on self")
+
+
+@public(1, after=["test_table_is_a_parameter", "test_rows_of_the_table"])
+def test_every_row_learns(submission):
+    """every row of the table gets its gradient: training can change each character's vector
+    表的每一行都得到它的梯度：训练能调整每个字的向量"""
+    shape = SHAPES[0]
+    sizes_ = dict(vocab_size=shape["vocab_size"], n_embd=shape["n_embd"])
+    grad = submission(learning, **sizes_)
+    want = gradient_of_a_lookup(submission.inputs(draw_learning, **sizes_))
+    what = "∂loss/∂token_embedding_table.weight"
+    if not isinstance(grad, torch.Tensor):
+        fail("self.token_embedding_table.weight 没有得到梯度：训练时这张表学不到东西。它要是可训练的参数，"
+             "forward 的输出要由它查出来",
+             "self.token_embedding_table.weight gets no gradient: training could not change the "
+             "table. It must be a trainable parameter, and forward's output must be looked up "
+             "in it")
+    grad = expect_tensor(grad, what, tuple(want.shape), ("vocab_size", "n_embd"))
+    dead = [r for r in range(want.shape[0]) if grad[r].abs().max() <= 1e-12]
+    if dead:
+        rows = "、".join(map(str, dead))
+        fail((f"表的第 {rows} 行没有得到梯度，尽管这些编号在输入里出现了：训练永远不会改变这些行" if len(dead) > 1
+              else f"表的第 {rows} 行没有得到梯度，尽管编号 {rows} 在输入里出现了：训练永远不会改变这一行")
+             + "。每个字的那一行都要能学习",
+             (f"rows {', '.join(map(str, dead))} of the table get no gradient although "
+              "those ids occur in the input: training would never change them" if len(dead) > 1
+              else f"row {dead[0]} of the table gets no gradient although that id occurs in the "
+              "input: training would never change it") + ". Every character's row must be able "
+             "to learn")
+    expect_close(grad, want, what, ("vocab_size", "n_embd"),
+                 source=Bi("查到这一行的那些位置的输出梯度之和是",
+                           "the sum of the output gradients where the row was looked up is"))
 
 
 @public(2)
@@ -99,7 +192,7 @@ def test_ids_out_of_range_raise(submission):
                  f"but forward raised {outcome}: let nn.Embedding look it up, it raises IndexError")
 
 
-@hidden(3)
+@hidden(2)
 def test_matches_reference(compare):
     """matches the reference on fresh random ids, three shape sets
     在三组形状的全新随机编号上与参考答案一致"""
@@ -110,9 +203,26 @@ def test_matches_reference(compare):
 
 # -- diagnoses ------------------------------------------------------------------------------------
 
+TABLE_IN_INIT = ("表要在 __init__ 里建一次、存在 self 上：self.token_embedding_table = "
+                 "nn.Embedding(vocab_size, n_embd)；forward 里只查表",
+                 "Build the table once in __init__ and keep it on self, "
+                 "self.token_embedding_table = nn.Embedding(vocab_size, n_embd); forward only "
+                 "looks ids up")
+
+
 def diagnose(probe):
     shape = SHAPES[0]
     B, T, C = shape["B"], shape["T"], shape["n_embd"]
+    built, after_forward = probe.submission(table_in_forward, **sizes(shape))
+    if not built and after_forward:
+        return Diagnosis("ex1.table_made_in_forward",
+                         "TokenEmbedding(vocab_size, n_embd) 建好之后还没有 self.token_embedding_table，要等 forward "
+                         "运行时才出现：表是在 forward 里建的。这样测试没法设置这张表，训练前用 model.parameters() "
+                         "建的优化器也看不到它。" + TABLE_IN_INIT[0],
+                         "TokenEmbedding(vocab_size, n_embd) has no self.token_embedding_table "
+                         "until forward runs: the table is made in forward. The test cannot set "
+                         "it then, and an optimizer made from model.parameters() before training "
+                         "would never see it. " + TABLE_IN_INIT[1])
     got, _ = probe(embed, **sizes(shape))
     inputs = probe.inputs(draw, **sizes(shape))
     if isinstance(got, torch.Tensor) and tuple(got.shape) == (B * T, C):
@@ -123,6 +233,17 @@ def diagnose(probe):
                          "lookup each character becomes a vector and the data stays (B, T, n_embd): "
                          "B samples of T characters each")
     table = inputs["table"]  # (vocab_size, n_embd), set as the module's table
+    if isinstance(got, torch.Tensor) and tuple(got.shape) == (T, B, C) \
+            and close(got.transpose(0, 1), table[inputs["idx"]]):
+        return Diagnosis("ex1.ids_transposed",
+                         f"输出是 (T, B, n_embd) = ({T}, {B}, {C})：批量和时间两个维度互换了，编号在查表之前被转置成了 "
+                         "(T, B)（idx.T 或 idx.transpose(0, 1)），或者查到的结果被转置了。课文里批量在前：idx 是 "
+                         "(B, T)，输出是 (B, T, n_embd)。直接用 idx 查表：self.token_embedding_table(idx)",
+                         f"The output is (T, B, n_embd) = ({T}, {B}, {C}): the batch and time "
+                         "dimensions are swapped, the ids transposed to (T, B) before the lookup "
+                         "(idx.T or idx.transpose(0, 1)) or the result after it. In the lesson the "
+                         "batch comes first: idx is (B, T) and the output (B, T, n_embd). Look idx "
+                         "up as it is: self.token_embedding_table(idx)")
     if isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(table.shape) \
             and close(got, table):
         return Diagnosis("ex1.whole_table",
@@ -134,15 +255,7 @@ def diagnose(probe):
     if finite(got, (B, T, C)) is None:  # no (B, T, n_embd) of numbers: no table's rows either
         return None
     if not close(got, table[inputs["idx"]]):
-        return Diagnosis("ex1.not_the_table",
-                         "输出的向量不是 self.token_embedding_table 里编号选中的那些行。表要在 __init__ 里建一次、"
-                         "存在 self 上，forward 返回 self.token_embedding_table(idx)，也就是那些行本身：不要在 forward "
-                         "里新建表（每次都不一样，也不会被训练），查到之后也不要再改动这些行",
-                         "The vectors are not the rows of self.token_embedding_table that the ids "
-                         "pick. Build the table once in __init__, keep it on self, and return "
-                         "self.token_embedding_table(idx), those rows themselves: no table made "
-                         "in forward (new at every call, never trained), and no change to the "
-                         "rows after the lookup")
+        return other_rows(probe, shape)
     # In range the lookup is right: what happens to ids outside the vocabulary?
     outcomes = probe.submission(out_of_range, **sizes(shape))  # for ids vocab_size, +3, −1
     if outcomes == ["IndexError", "IndexError", ""]:
@@ -162,7 +275,79 @@ def diagnose(probe):
                          "Ids outside the vocabulary are turned into ids in range (idx % vocab_size "
                          "or a clamp, say). Such an id means the data is wrong: let nn.Embedding "
                          "raise IndexError instead of quietly turning it into another character")
-    return None
+    return learning_diagnosis(probe, shape)
+
+
+def other_rows(probe, shape):
+    """Rows that are not the module's table's: a new table at every call, or rows changed."""
+    first, again, idx = probe.submission(embed_twice, **sizes(shape))
+    size = (shape["B"], shape["T"], shape["n_embd"])
+    first, again = finite(first, size), finite(again, size)
+    if first is None or again is None:
+        return None
+    if not close(first, again):
+        if not all(lookup_like(out, idx) for out in (first, again)):
+            return None  # random in another way (dropout in forward?): no table's story
+        return Diagnosis("ex1.table_made_in_forward",
+                         "同样的表、同样的编号，两次调用 forward 得到的向量却不一样：forward 每次都新建了一张随机的表"
+                         "（在 forward 里调用了 nn.Embedding(…)），没有用测试设置好的 self.token_embedding_table，"
+                         "训练也改变不了它。" + TABLE_IN_INIT[0],
+                         "With the same table set and the same ids, two calls of forward give "
+                         "other vectors: forward makes a new random table at every call (an "
+                         "nn.Embedding(…) made in forward) instead of using the "
+                         "self.token_embedding_table the test set, and training could not change "
+                         "it either. " + TABLE_IN_INIT[1])
+    return Diagnosis("ex1.not_the_table",
+                     "输出的向量不是 self.token_embedding_table 里编号选中的那些行，而且每次调用都一样：查到之后这些行"
+                     "又被改动了（例如像 Transformer 论文那样乘以 √n_embd，或者加上了别的东西），或者查的是另一张表。"
+                     "课文的 forward 返回那些行本身：self.token_embedding_table(idx)",
+                     "The vectors are not the rows of self.token_embedding_table that the ids "
+                     "pick, and they are the same at every call: the rows are changed after the "
+                     "lookup (multiplied by √n_embd as in the Transformer paper, or something "
+                     "added), or the ids are looked up in another table. The lesson's forward "
+                     "returns the rows themselves: self.token_embedding_table(idx)")
+
+
+def lookup_like(out, idx):
+    """Each id gives one vector wherever it occurs in idx (B, T): out (B, T, C) is some lookup."""
+    flat, ids = out.reshape(-1, out.shape[-1]), idx.reshape(-1)
+    return all(close(flat[ids == i], flat[ids == i][:1].expand(int((ids == i).sum()), -1))
+               for i in ids.unique())
+
+
+def learning_diagnosis(probe, shape):
+    """A frozen table, or a table whose one row gets no gradient (padding_idx), values right."""
+    vocab_size, n_embd = shape["vocab_size"], shape["n_embd"]
+    if [vocab_size, n_embd] in probe.submission(frozen_shapes, vocab_size=vocab_size,
+                                                n_embd=n_embd):
+        return Diagnosis("ex1.frozen_table",
+                         "表是冻结的：self.token_embedding_table.weight 的 requires_grad 是 False，训练时它不会被调整。"
+                         "nn.Embedding.from_pretrained 默认就冻结它的表（freeze=True）：要么传 freeze=False，要么像课文"
+                         "那样建 nn.Embedding(vocab_size, n_embd)，它的表默认就是可训练的",
+                         "The table is frozen: self.token_embedding_table.weight has "
+                         "requires_grad=False, so training never adjusts it. "
+                         "nn.Embedding.from_pretrained freezes its table by default "
+                         "(freeze=True): pass freeze=False, or build nn.Embedding(vocab_size, "
+                         "n_embd) as the lesson does, whose table trains by default")
+    grad = finite(probe.submission(learning, vocab_size=vocab_size, n_embd=n_embd),
+                  (vocab_size, n_embd))
+    if grad is None:
+        return None
+    want = gradient_of_a_lookup(probe.inputs(draw_learning, vocab_size=vocab_size,
+                                             n_embd=n_embd))
+    dead = [r for r in range(vocab_size) if grad[r].abs().max() <= 1e-12]
+    live = [r for r in range(vocab_size) if r not in dead]
+    if len(dead) != 1 or not close(grad[live], want[live]):
+        return None
+    p = dead[0]
+    return Diagnosis("ex1.padding_idx",
+                     f"表的第 {p} 行得不到梯度，其余各行都正常：这正是 nn.Embedding(…, padding_idx={p}) 的效果"
+                     f"（在序列到序列的代码里，编号 {p} 是填充符，它的那一行不参与训练）。这里每个编号都是一个字，"
+                     "每一行都要能学习：去掉 padding_idx",
+                     f"Row {p} of the table gets no gradient while every other row gets its own: "
+                     f"that is what nn.Embedding(…, padding_idx={p}) does (in sequence-to-sequence "
+                     f"code id {p} is the padding token, whose row is never trained). Here every "
+                     "id is a character and every row must learn: drop padding_idx")
 
 
 def diagnose_error(error):

@@ -3,10 +3,11 @@ import torch
 
 from grading.i18n import Bi
 from grading.testkit import LONG_T, SHAPES, SHOULD_BE, Consistent, Diagnosis, Way, close, \
-    expect_close, expect_no_loop, expect_tensor, fail, hidden, lesson, loops, named_slips, \
-    public, randn, shown_work, slip_diagnosis, upper_triangle
+    expect_close, expect_dtype, expect_no_loop, expect_tensor, fail, hidden, lesson, loops, \
+    named_slips, public, randn, returned_or_raised, shown_work, slip_diagnosis, \
+    upper_triangle
 
-LENGTHS = (1, 5, 8)
+LENGTHS = (1, 5, 8, 12)  # 12: longer than the lesson's example's T = 8
 
 
 # -- scenarios ------------------------------------------------------------------------------------
@@ -49,7 +50,12 @@ def shapes():
     return [dict(B=s["B"], T=s["T"], C=s["n_embd"]) for s in SHAPES]
 
 
+def average_or_error(ex, gen, B, T, C):
+    return returned_or_raised(ex.average_context, draw(gen, B, T, C))
+
+
 def checked_matrix(value, T):
+    expect_dtype(value, f"averaging_matrix({T})")
     return expect_tensor(value, f"averaging_matrix({T})", (T, T), ("T", "T"))
 
 
@@ -100,7 +106,7 @@ def test_mean_of_the_past(submission):
     """average_context: position t is the mean of x[:, :t+1]
     average_context：位置 t 的输出是 x[:, :t+1] 的平均"""
     for shape in shapes():
-        got = submission(average, **shape)
+        got = expect_dtype(submission(average, **shape), "average_context(x)")
         x = submission.inputs(draw, **shape).double()
         counts = torch.arange(1, shape["T"] + 1, dtype=torch.float64)[None, :, None]
         want = x.cumsum(dim=1) / counts  # (B, T, C): the mean of x[:, :t+1] at each t
@@ -142,8 +148,8 @@ def test_vectorised(submission):
 
 @hidden(1)
 def test_matrix_matches_reference(compare):
-    """averaging_matrix matches the reference for T = 1, 5, 8
-    T = 1、5、8 时 averaging_matrix 与参考答案一致"""
+    """averaging_matrix matches the reference for T = 1, 5, 8, 12
+    T = 1、5、8、12 时 averaging_matrix 与参考答案一致"""
     for T in LENGTHS:
         got, want = compare(matrix, T=T)
         expect_close(got, want, f"averaging_matrix({T})", ("T", "T"))
@@ -258,6 +264,46 @@ AVERAGE_STEPS = {**AVERAGING_STEPS, "product": [
 ]}
 DIAGNOSE_B = 2  # the batch size of diagnose's call of average_context (T is 5)
 
+# average_context written with running sums, x.cumsum(dim=1) divided by the count of each
+# position: what the counts are, and along which dimension of x they are divided.
+RUNNING_SUM_STEPS = {
+    "counts": [
+        Way("counts_from_one", lambda T: torch.arange(1, T + 1, dtype=torch.float64)),
+        Way("counts_from_zero", lambda T: torch.arange(T, dtype=torch.float64),
+            "average_context 里，位置 i 的累加和除以的是 i，而不是 i+1：torch.arange(T) 从 0 开始数，于是位置 0 "
+            "除以了 0，得到 inf（0/0 则是 NaN）。位置 i 平均的是 i+1 个向量：除以 torch.arange(1, T + 1)",
+            "In average_context, the running sum at position i was divided by i instead of i+1: "
+            "torch.arange(T) counts from 0, so position 0 was divided by 0, giving inf (NaN for "
+            "0/0). Position i averages i+1 vectors: divide by torch.arange(1, T + 1)"),
+    ],
+    "counts_axis": [
+        Way("over_positions", lambda counts: counts[:, None]),
+        Way("counts_over_channels", lambda counts: counts,
+            "average_context 里，各位置的计数（共 T 个）被广播到了 x 的最后一维：(B, T, C) 的张量除以形状为 (T,) "
+            "的张量时，它对齐的是最后一维，也就是通道 C，于是除的是通道而不是位置；C 与 T 不同时就会报错。把计数变成一列 "
+            "(T, 1)，让它沿位置对齐：torch.arange(1, T + 1)[:, None]",
+            "In average_context, the counts of the positions (T of them) were broadcast along x's "
+            "last dimension: dividing a (B, T, C) tensor by one of shape (T,) lines it up with "
+            "the last dimension, the channels C, so the channels are divided instead of the "
+            "positions, and where C differs from T it is an error. Make the counts a column, "
+            "(T, 1), lined up with the positions: torch.arange(1, T + 1)[:, None]"),
+    ],
+}
+RAISED = torch.full((1,), float("nan"))  # a call that raised, as the slip search compares it
+
+
+def running_sums(pick, x):
+    """What the ways in `pick` make of x (B, T, C) with running sums; RAISED where they raise."""
+    try:
+        return x.cumsum(dim=1) / pick["counts_axis"](pick["counts"](x.shape[1]))
+    except RuntimeError:  # (T,) counts against C channels, C != T
+        return RAISED
+
+
+def lesson_matrix(T):
+    pick = lesson(AVERAGING_STEPS)
+    return pick["normalise"](pick["triangle"](T))
+
 
 def diagnose(probe):
     def matrices():  # the learner's matrix and the judge's, for T = 5 and then another T
@@ -265,6 +311,9 @@ def diagnose(probe):
             got, _ = probe(matrix, T=T)
             yield got, lambda pick, T=T: pick["normalise"](pick["triangle"](T))
     found = named_slips(AVERAGING_STEPS, matrices(), "ex2.", most=2)
+    if found:
+        return found
+    found = fixed_size(probe) or float64_matrix(probe)
     if found:
         return found
 
@@ -285,10 +334,23 @@ def diagnose(probe):
                          "In average_context: " + (en[0].lower() + en[1:] if en[1:2].islower()
                                                    else en))
     got, x = first[0]
-    if not close(got, averaged(lesson(AVERAGE_STEPS), x, 5)) or not all(  # the loop's says so
+    if not close(got, averaged(lesson(AVERAGE_STEPS), x, 5)):
+        return running_sums_diagnosis(probe)
+    if not all(  # the loop's says so
             close(probe(average, **shape)[0], averaged(lesson(AVERAGE_STEPS), probe.inputs(
                 draw, **shape).double(), shape["T"])) for shape in shapes()):
         return None
+    if probe(average, **shapes()[0])[0].dtype == torch.float64 == got.dtype:
+        return Diagnosis("ex2.float64_average",
+                         "average_context 的数值是对的，但它返回的是 float64（双精度），而输入 x 是 torch 默认的 float32"
+                         "（numpy 的运算遇到 np.arange 这样的整数数组会得到 float64，.double() 也一样）。下一步的线性层的"
+                         "权重是 float32，类型不同就会报错：用 torch 来算，weights @ x，或者转换回来：.to(x.dtype)",
+                         "average_context computes the right numbers but returns them as float64 "
+                         "(double), where x is torch's default float32 (numpy arithmetic with an "
+                         "integer array such as np.arange gives float64, and so does .double()). "
+                         "The next step's linear layers hold float32 weights, and mixed types "
+                         "are an error: compute it with torch, weights @ x, or convert it back: "
+                         ".to(x.dtype)")
     if loops(probe.submission(calls, C=SHAPES[0]["n_embd"]), most=60):
         return Diagnosis("ex2.loop",
                          "结果是对的，但用了 Python 循环。课文说\u201c直接用循环来求平均效率较低\u201d："
@@ -297,6 +359,76 @@ def diagnose(probe):
                          "slow (直接用循环来求平均效率较低); one product of the (T, T) matrix with "
                          "the (B, T, C) input averages every position at once")
     return None
+
+
+def fixed_size(probe):
+    """averaging_matrix(T) of one fixed size n × n, the lesson's matrix of n, at two T or more."""
+    wrong, right = {}, []
+    for T in (5, 7, 12, 16):
+        got = probe.submission(matrix, T=T)
+        if not isinstance(got, torch.Tensor) or got.dim() != 2:
+            return None
+        if tuple(got.shape) == (T, T):
+            right.append(T)
+        else:
+            wrong[T] = got
+    sizes = {tuple(got.shape) for got in wrong.values()}
+    if len(wrong) < 2 or len(sizes) != 1:
+        return None
+    n, m = sizes.pop()
+    if n != m:
+        return None
+    if not all(close(got, lesson_matrix(n)) for got in wrong.values()) or not all(
+            close(probe.submission(matrix, T=T), lesson_matrix(T)) for T in right):
+        return None
+    T = min(wrong)
+    sliced = (f"（切成 [:T, :T] 只在 T ≤ {n} 时够用，更长的序列需要更大的矩阵）",
+              f" (slicing it to [:T, :T] serves only T ≤ {n}; a longer sequence needs a larger "
+              "matrix)") if right else ("", "")
+    return Diagnosis("ex2.fixed_size",
+                     f"averaging_matrix({T}) 返回的是 {n} × {n} 的矩阵：矩阵的大小写成了固定的数 {n}，而不是 T"
+                     f"{sliced[0]}。要按传进来的 T 建：torch.tril(torch.ones(T, T))",
+                     f"averaging_matrix({T}) returns a matrix of {n} × {n}: its size is written as "
+                     f"the number {n}, not as T{sliced[1]}. Build it from the T it is given: "
+                     "torch.tril(torch.ones(T, T))")
+
+
+def float64_matrix(probe):
+    """The lesson's matrix in float64, at two T."""
+    for T in (5, 7):
+        got = probe.submission(matrix, T=T)
+        if not (isinstance(got, torch.Tensor) and got.dtype == torch.float64
+                and close(got, lesson_matrix(T))):
+            return None
+    return Diagnosis("ex2.float64_matrix",
+                     "averaging_matrix 的数值是对的，但它是 float64（双精度），而 torch 默认的类型、也是 x 的类型，是 "
+                     "float32（numpy 默认用 float64 计算，torch.from_numpy 会保留这个类型；dtype=torch.float64 或 "
+                     ".double() 也一样）。weights @ x 要求两者类型相同：float64 的矩阵乘 float32 的 x 会报错，把 x 也变成 "
+                     "float64 的话，下一步 float32 的权重又不配。用 torch 来建：torch.tril(torch.ones(T, T))，或者转换："
+                     ".float()",
+                     "averaging_matrix has the right numbers but in float64 (double), where "
+                     "torch's default, and x's type, is float32 (numpy computes in float64 and "
+                     "torch.from_numpy keeps that type; dtype=torch.float64 or .double() do the "
+                     "same). weights @ x needs both of one type: a float64 matrix times a float32 "
+                     "x is an error, and turning x into float64 too would not suit the next "
+                     "step's float32 weights. Build it with torch, torch.tril(torch.ones(T, T)), "
+                     "or convert it: .float()")
+
+
+def running_sums_diagnosis(probe):
+    """average_context by running sums with a slip in the counts: at C == T, where a (T,) count
+    vector broadcasts against the channels, and at a graded size, where C != T (the same numbers,
+    or an error when the slip's own computation raises there)."""
+    def draws():
+        for B, T in ((DIAGNOSE_B, 5), (3, 7)):
+            got, _ = probe(average, B=B, T=T, C=T)
+            x = probe.inputs(draw, B=B, T=T, C=T).double()
+            yield got, lambda pick, x=x: running_sums(pick, x)
+        shape = shapes()[0]
+        got, error = probe.submission(average_or_error, **shape)
+        x = probe.inputs(draw, **shape).double()
+        yield (RAISED if error == "RuntimeError" else got), lambda pick: running_sums(pick, x)
+    return named_slips(RUNNING_SUM_STEPS, draws(), "ex2.", most=2)
 
 
 def averaged(pick, x, T):

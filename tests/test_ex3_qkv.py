@@ -3,7 +3,7 @@ import torch
 
 from grading.i18n import Bi
 from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_sequence, \
-    draw_qkv, expect_tensor, fail, finite, hidden, public, set_linear
+    draw_qkv, expect_tensor, fail, finite, hidden, public, raises, randn, set_linear
 
 NAMES = ("q", "k", "v")
 LAYERS = ("query", "key", "value")  # the layer that makes each
@@ -28,6 +28,16 @@ def project(ex, gen, B, T, n_embd, head_size, zero_input=False):
 def layer_shapes(ex, gen, n_embd, head_size):
     m = ex.QKV(n_embd, head_size)
     return {name: m.inspect(f"{name}.weight").get("shape") for name in ("query", "key", "value")}
+
+
+def layers_found(ex, gen, B, T, n_embd, head_size):
+    """The API's layers that QKV has once built, its parameters then, and its API layers once
+    forward has run."""
+    m = ex.QKV(n_embd, head_size)
+    built = [name for name in LAYERS if "missing" not in m.inspect(name)]
+    parameters = m.parameters()
+    raises(m, randn(gen, B, T, n_embd))
+    return built, parameters, [name for name in LAYERS if "missing" not in m.inspect(name)]
 
 
 def sizes(shape):
@@ -59,10 +69,11 @@ def test_layers(submission):
     want = [shape["head_size"], shape["n_embd"]]
     for name in ("query", "key", "value"):
         if got[name] is None:
-            fail(f"QKV 没有 self.{name}.weight：三个层要叫 self.query、self.key、self.value，"
-                 "每个都是 nn.Linear(n_embd, head_size, bias=False)",
+            fail(f"QKV 没有 self.{name}.weight：三个层要叫 self.query、self.key、self.value，在 __init__ "
+                 "里建好，每个都是 nn.Linear(n_embd, head_size, bias=False)",
                  f"QKV has no self.{name}.weight: the three layers are self.query, self.key "
-                 "and self.value, each an nn.Linear(n_embd, head_size, bias=False)")
+                 "and self.value, built in __init__, each an nn.Linear(n_embd, head_size, "
+                 "bias=False)")
         if got[name] != want:
             fail(f"self.{name}.weight 的形状是 {tuple(got[name])}；nn.Linear(n_embd, head_size) 的权重"
                  f"形状是 (head_size, n_embd) = {tuple(want)}",
@@ -103,6 +114,9 @@ def test_matches_reference(compare):
 def diagnose(probe):
     shape = SHAPES[0]
     B, T, H = shape["B"], shape["T"], shape["head_size"]
+    found = layers_diagnosis(*probe.submission(layers_found, **sizes(shape)), shape)
+    if found:
+        return found
     got, want = probe(project, **sizes(shape))
     if isinstance(got, torch.Tensor) and tuple(got.shape) == (3, B, T, H):
         return Diagnosis("ex3.stacked",
@@ -146,6 +160,42 @@ def diagnose(probe):
                      f"An output comes out of the wrong layer: {', '.join(wrong)}. Query, key and "
                      "value each do their own job with an nn.Linear of their own: "
                      "q = self.query(x), k = self.key(x), v = self.value(x)")
+
+
+def layers_diagnosis(built, parameters, after_forward, shape):
+    """Layers that QKV lacks once built: made in forward, or there under other names."""
+    missing = [name for name in LAYERS if name not in built]
+    if not missing:
+        return None
+    if len(after_forward) == len(LAYERS):
+        return Diagnosis("ex3.layers_made_in_forward",
+                         "QKV(n_embd, head_size) 建好之后还没有 "
+                         + "、".join(f"self.{name}" for name in missing)
+                         + "，要等 forward 运行时才出现：层是在 forward 里建的。这样测试没法设置它们的权重，训练前用 "
+                         "model.parameters() 建的优化器也看不到它们。在 __init__ 里建一次：self.query = "
+                         "nn.Linear(n_embd, head_size, bias=False)，self.key、self.value 同样；forward 里只使用它们",
+                         "QKV(n_embd, head_size) has no "
+                         + ", ".join(f"self.{name}" for name in missing)
+                         + " until forward runs: the layers are made in forward. The test cannot "
+                         "set their weights then, and an optimizer made from model.parameters() "
+                         "before training would never see them. Build them once in __init__, "
+                         "self.query = nn.Linear(n_embd, head_size, bias=False) and self.key, "
+                         "self.value alike; forward only uses them")
+    size = [shape["head_size"], shape["n_embd"]]
+    others = [path[:-len(".weight")] for path, weight, _ in parameters
+              if path.endswith(".weight") and weight == size and path.split(".")[0] not in LAYERS]
+    if len(others) < len(missing):
+        return None
+    theirs, api = ", ".join(f"self.{name}" for name in others), \
+        ", ".join(f"self.{name}" for name in missing)
+    return Diagnosis("ex3.layer_names",
+                     f"QKV 里没有 {api.replace(', ', '、')}，却有形状正确的层 {theirs.replace(', ', '、')}：这个练习规定了三个层的名字，"
+                     "测试按 self.query.weight、self.key.weight、self.value.weight 设置权重（练习 6 的 Head 也用这些名字）。"
+                     "把它们改名为 self.query、self.key、self.value",
+                     f"QKV has no {api}, but it has layers of the right shape named {theirs}: "
+                     "the exercise fixes the three layers' names, and the tests set their weights "
+                     "as self.query.weight, self.key.weight and self.value.weight (exercise 6's "
+                     "Head uses these names too). Rename them self.query, self.key, self.value")
 
 
 def layer_shape_diagnosis(error, exercise):
