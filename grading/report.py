@@ -93,6 +93,24 @@ def _failure_lines(result, folder, lang):
     return lines
 
 
+def waiting_line(waiting):
+    """The checks that wait for others (after=…), in one short line: how many, and what for."""
+    needs = []
+    for r in waiting:
+        if r.waits_for is not None and r.waits_for not in needs:
+            needs.append(r.waits_for)
+    count = len(waiting)
+    checks = "checks count" if count > 1 else "check counts"
+    zh_needs = "、".join(f"\u201c{inert_line(n.zh)}\u201d" for n in needs)
+    en_needs = " and ".join(f"\u201c{inert_line(n.en)}\u201d" for n in needs)
+    if not needs:
+        return Bi(f"还有 {count} 项检查要等别的检查通过后才计分",
+                  f"waiting: {count} more {checks} once others pass")
+    return Bi(f"还有 {count} 项检查要等{zh_needs}通过后才计分",
+              f"waiting: {count} more {checks} once "
+              f"{en_needs} {'pass' if len(needs) > 1 else 'passes'}")
+
+
 def text(grade, command="python grader.py", lang="en", watching=False):
     """The report on a terminal; `watching`: under --watch, where saving a file regrades it."""
     folder = display_path(grade.submission)
@@ -118,19 +136,23 @@ def text(grade, command="python grader.py", lang="en", watching=False):
             others = [inert_line(r.name.render(lang)) for r in ex.results
                       if r.status not in ("passed", "skipped") and r is not failure
                       and r.cause != "gate"]
+            waiting = [r for r in ex.results if r.cause == "gate" and r is not failure]
+            if failure.cause == "import":  # nothing of the file ran: no list of what failed
+                unrun = len(others) + len(waiting)
+                if unrun:
+                    out.append("      " + Bi(f"其余 {unrun} 项检查也没能运行：文件要先能导入",
+                                             f"the other {unrun} check{'s' if unrun > 1 else ''} "
+                                             "could not run either: the file must import first")
+                               .render(lang))
+                continue
             if others:
                 rest = len(others) - 3
                 out.append("      " + Bi("另外没通过：", "also failing: ").render(lang)
                            + ("；" if lang == "zh" else "; ").join(others[:3])
                            + (Bi(f"；另有 {rest} 项", f"; and {rest} more").render(lang)
                               if rest > 0 else ""))
-            waiting = [r for r in ex.results if r.cause == "gate" and r is not failure]
             if waiting:
-                out.append("      " + Bi("等着计分：", "waiting: ").render(lang)
-                           + ("；" if lang == "zh" else "; ").join(
-                               inert_line(r.name.render(lang))
-                               + (f"（{r.message.zh}）" if lang == "zh" else f" ({r.message.en})")
-                               for r in waiting[:3]))
+                out.append("      " + waiting_line(waiting).render(lang))
     out.append("")
     if len(grade.exercises) == len(SECTIONS):
         out.append(progress_line(grade, folder, lang))
