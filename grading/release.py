@@ -11,6 +11,7 @@ and job summary never read as a pass.
 import shutil
 from pathlib import Path
 
+from grading.i18n import Bi
 from grading.session import ROOT
 
 SHIPPED = ("grader.py", "grading", "tests", "exercises", "requirements.txt", "pytest.ini",
@@ -166,7 +167,7 @@ def release(out):
     """Write the student copy to `out`, which must not exist yet."""
     out = Path(out)
     if out.exists():
-        raise ValueError(f"{out} already exists: name a new folder")
+        raise ValueError(Bi(f"{out} 已经存在：请换一个新的文件夹名", f"{out} already exists: name a new folder"))
     out.mkdir(parents=True)
     for name in SHIPPED:
         source, target = ROOT / name, out / name

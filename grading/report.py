@@ -174,7 +174,8 @@ def text(grade, command="python grader.py", lang="en", watching=False):
     graded = ", ".join(e.exercise for e in grade.exercises)
     if todo is None and len(grade.exercises) < len(SECTIONS):
         public = ("公开", "public ") if grade.hidden_points else ("", "")
-        out.append(Bi(f" {graded} 的{public[0]}检查全部通过。运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
+        graded_zh = "、".join(e.exercise for e in grade.exercises)
+        out.append(Bi(f" {graded_zh} 的{public[0]}检查全部通过。运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
                       f" Every {public[1]}check of {graded} passes. Run {command} to grade all "
                       f"{len(SECTIONS)} exercises.").render(lang))
     elif todo is None and grade.hidden_points:
@@ -209,7 +210,7 @@ def not_graded(grade):
     """Why a run without the solutions is not a grade, in one line."""
     hidden, public = f"{grade.hidden_points:g}", f"{grade.max_score:g}"
     names = ", ".join(hidden_exercises(grade))
-    return Bi(f" 这不是成绩：这里没有参考答案（学员版不带 solutions/），所以 {names} 的隐藏检查（{hidden} 分）没有运行，"
+    return Bi(f" 这不是成绩：这里没有参考答案（学员版不带 solutions/），所以 {'、'.join(hidden_exercises(grade))} 的隐藏检查（{hidden} 分）没有运行，"
               f"只运行了 {public} 分的公开检查。成绩只在课程评分的地方（有参考答案的地方）给出。",
               f" Not the grade: there are no solutions here (a student copy has no solutions/), so "
               f"the hidden checks of {names} ({hidden} points) did not run, only {public} points of "
@@ -283,15 +284,16 @@ def record(grade):
 
 
 def check_writable(path):
-    """Raise OSError with a one-line reason when a results file could not be written there."""
+    """Raise OSError with a one-line reason (a Bi) when a results file could not be written
+    there."""
     path = Path(path)
     if path.is_dir():
-        raise OSError(f"{path} is a folder, not a file")
+        raise OSError(Bi(f"{path} 是一个文件夹，不是文件", f"{path} is a folder, not a file"))
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
-        raise OSError(f"the folder {parent} does not exist")
+        raise OSError(Bi(f"文件夹 {parent} 不存在", f"the folder {parent} does not exist"))
     if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise OSError(f"{path} is not writable")
+        raise OSError(Bi(f"{path} 不可写", f"{path} is not writable"))
 
 
 def write_json(path, data):

@@ -162,9 +162,13 @@ def index_text(index):
     return "[" + ", ".join(str(i) for i in index) + "]"
 
 
-def entry(what, index):
-    """'out[1, 2]' for a plain name, 'out[:, 0] at [1, 2]' for one that is already indexed."""
-    return f"{what} at {index_text(index)}" if "[" in what else f"{what}{index_text(index)}"
+def entry(what, index, lang="en"):
+    """'out[1, 2]' for a plain name, 'out[:, 0] at [1, 2]' for one that is already indexed. In
+    Chinese, the subject of a sentence that goes on with 是: 'out[1, 2] ', 'out[:, 0] 在 [1, 2] 处'
+    (a space after code, none after 处)."""
+    if "[" not in what:
+        return f"{what}{index_text(index)}" + (" " if lang == "zh" else "")
+    return f"{what} 在 {index_text(index)} 处" if lang == "zh" else f"{what} at {index_text(index)}"
 
 
 def kind_of(value):
@@ -176,8 +180,9 @@ def kind_of(value):
     if isinstance(value, (tuple, list)):
         return Bi(f"一个含 {len(value)} 项的 {type(value).__name__}",
                   f"a {type(value).__name__} of {len(value)}")
-    return Bi("None", "None") if value is None else Bi(f"一个 {type(value).__name__}",
-                                                       f"a {type(value).__name__}")
+    # zh reads right after 是 (是一个 tuple): None gets the space that 一个 does not need
+    return Bi(" None", "None") if value is None else Bi(f"一个 {type(value).__name__}",
+                                                        f"a {type(value).__name__}")
 
 
 def expect_tensor(value, what, shape=None, names=None):
@@ -207,10 +212,10 @@ def expect_tensor(value, what, shape=None, names=None):
         where = tuple(bad.nonzero()[0].tolist())
         number = value[where].item()
         if math.isnan(number) and ("softmax" in what or what.startswith("forward(x)")):
-            fail(f"{entry(what, where)} 是 {number}：输出必须是有限的数（整行都是 −∞ 的话，softmax 之后就是 NaN）",
+            fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数（整行都是 −∞ 的话，softmax 之后就是 NaN）",
                  f"{entry(what, where)} is {number}: the output must be finite (a row that is all "
                  "−∞ turns into NaN after softmax)")
-        fail(f"{entry(what, where)} 是 {number}：输出必须是有限的数",
+        fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数",
              f"{entry(what, where)} is {number}: the output must be finite")
     return value
 
@@ -227,7 +232,7 @@ def expect_close(got, want, what, names=None, atol=1e-5, rtol=1e-5, source=REFER
         worst = tuple(torch.nonzero(diff == diff.max())[0].tolist())
         at, g, w = entry(what, worst), f"{got[worst].item():.4g}", f"{want[worst].item():.4g}"
         n, total, most = int(wrong.sum()), want.numel(), f"{diff.max().item():.2g}"
-        text = Bi(f"{at} 是 {g}，{source.zh} {w}（{total} 个数中有 {n} 个不同，最多差 {most}）",
+        text = Bi(f"{entry(what, worst, 'zh')}是 {g}，{source.zh} {w}（{total} 个数中有 {n} 个不同，最多差 {most}）",
                   f"{at} is {g}, {source.en} {w} ({n} of {total} entries differ, by up to {most})")
         raise CheckFailed(text + Bi("\n" + hint.zh, "\n" + hint.en) if hint else text)
 
@@ -343,7 +348,8 @@ def expect_no_loop(shown, what, where=None, most=150):
             for key, n in lengths.items():
                 first.setdefault(n, key)
             listed = ", ".join(f"{key}: {n}" for n, key in sorted(first.items())[:3])
-            zh = f"{what} 调用 torch 运算的次数随长度或批量变化（{listed}），说明有对位置或样本的 Python 循环"
+            listed_zh = "；".join(f"{key}：{n} 次" for n, key in sorted(first.items())[:3])
+            zh = f"{what} 调用 torch 运算的次数随长度或批量变化（{listed_zh}），说明有对位置或样本的 Python 循环"
             en = (f"{what} makes a different number of torch operations as T or B change "
                   f"({listed}): a Python loop over positions or samples")
         else:
@@ -366,7 +372,7 @@ def expect_built_yourself(shown, what):
     """No ready-made attention among the operations of the verified record of a call."""
     used = ready_made(shown)
     if used:
-        fail(f"{what} 调用了 PyTorch 现成的注意力（{', '.join(used)}）。这一课的目的就是亲手搭出注意力，"
+        fail(f"{what} 调用了 PyTorch 现成的注意力（{'、'.join(used)}）。这一课的目的就是亲手搭出注意力，"
              "所以这里不能用它：请用课文的步骤，点积、缩放、掩码、softmax、加权求和",
              f"{what} calls PyTorch's ready-made attention ({', '.join(used)}). This lesson is "
              "about building attention yourself, so it is not allowed here: use the lesson's "
@@ -378,7 +384,7 @@ def shortcut_diagnosis(shown, key):
     used = ready_made(shown) if isinstance(shown, dict) else []
     if used:
         return Diagnosis(key,
-                         f"用了 PyTorch 现成的注意力（{', '.join(used)}）。结果也许是对的，但这一课要你亲手"
+                         f"用了 PyTorch 现成的注意力（{'、'.join(used)}）。结果也许是对的，但这一课要你亲手"
                          "走一遍：点积、缩放、掩码、softmax、加权求和，每一步都看得见",
                          f"PyTorch's ready-made attention was used ({', '.join(used)}). The result "
                          "may be right, but this lesson asks you to take every step yourself: dot "
