@@ -180,9 +180,14 @@ def kind_of(value):
     if isinstance(value, (tuple, list)):
         return Bi(f"一个含 {len(value)} 项的 {type(value).__name__}",
                   f"a {type(value).__name__} of {len(value)}")
-    # zh reads right after 是 (是一个 tuple): None gets the space that 一个 does not need
-    return Bi(" None", "None") if value is None else Bi(f"一个 {type(value).__name__}",
-                                                        f"a {type(value).__name__}")
+    return Bi("None", "None") if value is None else Bi(f"一个 {type(value).__name__}",
+                                                       f"a {type(value).__name__}")
+
+
+def spaced(zh):
+    """A text that goes right after Chinese: a space before it when it starts with code (是 None,
+    but 是一个 tuple)."""
+    return f" {zh}" if zh[:1].isascii() else zh
 
 
 def expect_tensor(value, what, shape=None, names=None):
@@ -194,7 +199,7 @@ def expect_tensor(value, what, shape=None, names=None):
              "compute it with torch operations")
     if not isinstance(value, torch.Tensor):
         kind = kind_of(value)
-        fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是{kind.zh}",
+        fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是{spaced(kind.zh)}",
              f"{what} should be a torch.Tensor, but your code returned {kind.en}")
     if shape is not None and tuple(value.shape) != tuple(shape):
         fail(f"{what} 的形状应为 {shape_text(shape, names)}，实际是 {shape_text(value.shape)}",
@@ -240,7 +245,7 @@ def expect_close(got, want, what, names=None, atol=1e-5, rtol=1e-5, source=REFER
 def expect_sequence(value, what, length):
     if not isinstance(value, (tuple, list)) or len(value) != length:
         kind = kind_of(value)
-        fail(f"{what} 应当返回 {length} 个张量，实际返回的是{kind.zh}",
+        fail(f"{what} 应当返回 {length} 个张量，实际返回的是{spaced(kind.zh)}",
              f"{what} should return {length} tensors, got {kind.en}")
     return value
 
@@ -287,11 +292,13 @@ def unverified(error, what):
                   f"{what} uses {name}, an operation the grader does not replay (it verifies "
                   "pure tensor operations only): write this step with the lesson's operations "
                   "(matrix products, masked_fill, softmax, …)")
+    # the replay's own words are English: in Chinese, only the operation to blame (code)
+    op_zh = f"（{str(error.name)[:80]}）" if error.name else ""
     if error.kind == "size":
-        return Bi(f"{what} 一次调用里的 torch 运算太多、或者张量比输入大得太多（{error}）：是不是对位置写了 Python 循环？",
+        return Bi(f"{what} 一次调用里的 torch 运算太多、或者张量比输入大得太多{op_zh}：是不是对位置写了 Python 循环？",
                   f"{what} makes too many torch operations in one call, or tensors far larger "
                   f"than its inputs ({error}): a Python loop over positions?")
-    return Bi(f"{what} 报告的 torch 运算在新的输入上跑不通（{error}）",
+    return Bi(f"{what} 报告的 torch 运算在新的输入上跑不通{op_zh}",
               f"the torch operations {what} reports do not run on new inputs ({error})")
 
 
@@ -517,7 +524,7 @@ def expect_row_gradients(result, what, call, shape, names):
     grad, vjp_output = result["grad"], result.get("vjp_output")
     if grad is None and not isinstance(vjp_output, torch.Tensor):
         kind = kind_of(vjp_output)
-        fail(f"{what} 在计算梯度时应当返回一个张量，实际返回的是{kind.zh}，没法检查它的梯度",
+        fail(f"{what} 在计算梯度时应当返回一个张量，实际返回的是{spaced(kind.zh)}，没法检查它的梯度",
              f"{what} should return one tensor when its gradient is computed, but it returned "
              f"{kind.en}, whose gradient cannot be checked")
     if grad is None:
@@ -527,7 +534,7 @@ def expect_row_gradients(result, what, call, shape, names):
     inputs = shape_text(result["inputs"])
     if not _real(grad) or tuple(grad.shape) != result["inputs"]:
         kind = kind_of(grad)
-        fail(f"autograd 通过 {what} 传回的梯度应当是形状为 {inputs} 的浮点张量，和输入一样，实际是{kind.zh}",
+        fail(f"autograd 通过 {what} 传回的梯度应当是形状为 {inputs} 的浮点张量，和输入一样，实际是{spaced(kind.zh)}",
              f"the gradient autograd sends back through {what} should be a floating-point "
              f"tensor of the input's shape {inputs}, but it is {kind.en}")
     if not bool(torch.isfinite(grad).all()):
