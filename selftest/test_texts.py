@@ -264,3 +264,27 @@ def test_a_command_line_error_is_told_in_the_chosen_language(argv, capsys, monke
         told[lang] = err.strip()
     assert CJK.search(told["zh"]) and latin_words(told["zh"]) == [], told["zh"]
     assert not CJK.search(told["en"].replace("“", "").replace("”", "")), told["en"]
+
+
+def test_the_test_kits_messages_say_where_and_what_in_chinese():
+    """The messages the test kit composes: a place in a tensor that is already indexed is
+    'out[:, 0] 在 [1, 0] 处' in Chinese ('at' in English), a None is '是 None' (with its space)."""
+    import torch
+
+    from grading.testkit import CheckFailed, expect_close, expect_sequence, expect_tensor
+    want = torch.zeros(2, 3)
+    got = want.clone()
+    got[1, 0] = 0.5
+    told = []
+    for check in (lambda: expect_close(got, want, "out[:, 0]"),
+                  lambda: expect_tensor(torch.tensor([[0.0, float("nan")]]), "weights[0]"),
+                  lambda: expect_sequence(None, "forward(x)", 3)):
+        with pytest.raises(CheckFailed) as failed:
+            check()
+        told.append(failed.value.text)
+    assert told[0].zh.startswith("out[:, 0] 在 [1, 0] 处是 0.5，") and \
+        told[0].en.startswith("out[:, 0] at [1, 0] is 0.5, "), told[0]
+    assert told[1].zh.startswith("weights[0] 在 [0, 1] 处是 nan："), told[1]
+    assert "实际返回的是 None" in told[2].zh, told[2]
+    for text in told:
+        assert latin_words(text.zh) == [], text.zh
