@@ -39,8 +39,54 @@ USAGE_ERROR = 2
 
 
 class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, no usage dump
-        raise SystemExit(f"grader.py: {message} (python grader.py --help shows the options)")
+    def error(self, message):  # one line, no usage dump; main() renders it in the chosen language
+        text = message if isinstance(message, Bi) else argparse_text(message)
+        raise SystemExit(Bi("grader.py: ", "grader.py: ") + text
+                         + Bi("（python grader.py --help 列出全部选项）",
+                              " (python grader.py --help shows the options)"))
+
+
+# argparse's own messages (Python 3.10 to 3.13), in Chinese; one it words otherwise is shown as
+# it is, after a Chinese lead.
+ARGPARSE = [
+    (r"unrecognized arguments: (.+)", "无法识别的参数：{0}"),
+    (r"argument (\S+?): invalid (int|float) value: (.+)",
+     lambda m: f"{m[1]} 的值应当是{'整数' if m[2] == 'int' else '数'}，而 {m[3]} 不是"),
+    (r"argument (\S+?): invalid choice: (\S+) \(choose from (.+)\)",
+     lambda m: f"{m[1]} 不能取 {m[2]}，可选的值是 {m[3].replace(', ', '、')}"),
+    (r"argument (\S+?): expected one argument", "{0} 后面要跟一个值"),
+    (r"argument (\S+?): not allowed with argument (\S+)", "{0} 不能和 {1} 一起用"),
+    (r"argument (\S+?): ignored explicit argument (.+)", "{0} 不带值，而这里给了 {1}"),
+    (r"ambiguous option: (\S+) could match (.+)",
+     lambda m: f"选项 {m[1]} 有歧义，可能是 {m[2].replace(', ', '、')}"),
+    (r"the following arguments are required: (.+)", "缺少参数：{0}"),
+]
+
+
+def argparse_text(message):
+    """An argparse error message as a Bi: its English, and a Chinese line that says the same."""
+    for pattern, zh in ARGPARSE:
+        match = re.fullmatch(pattern, message)
+        if match:
+            return Bi(zh(match) if callable(zh) else zh.format(*match.groups()), message)
+    return Bi(f"命令行参数有误：{message}", message)
+
+
+def error_text(error, lang):
+    """What to print of a usage error: its Bi in the chosen language, else its own words."""
+    first = error.args[0] if getattr(error, "args", None) else None
+    return first.render(lang) if isinstance(first, Bi) else str(error)
+
+
+def wanted_language(argv):
+    """The language that --lang asks for in argv, read before argv is parsed (an error in it is
+    told in that language), else the locale's."""
+    for i, word in enumerate(argv):
+        value = argv[i + 1] if word == "--lang" and i + 1 < len(argv) else \
+            word.partition("=")[2] if word.startswith("--lang=") else None
+        if value in LANGUAGES:
+            return value
+    return default_language()
 
 
 def parse(argv):
@@ -82,12 +128,14 @@ def parse(argv):
     if argv and argv[0] == "demo":
         args = parser.parse_args(argv[1:])
         if args.exercise is not None:
-            parser.error("demo takes no exercise: python grader.py demo")
+            parser.error(Bi("demo 不带练习编号：python grader.py demo",
+                            "demo takes no exercise: python grader.py demo"))
         args.demo, args.hint, args.release = True, False, None
         return args
     if argv and argv[0] == "release":
         if len(argv) != 2:
-            parser.error("release needs one folder: python grader.py release OUT")
+            parser.error(Bi("release 要一个文件夹：python grader.py release OUT",
+                            "release needs one folder: python grader.py release OUT"))
         args = parser.parse_args([])
         args.release, args.hint, args.demo = argv[1], False, False
         return args
@@ -98,14 +146,16 @@ def parse(argv):
     if argv and argv[0] == "hint":
         args = parser.parse_args(argv[1:])
         if args.exercise is None:
-            parser.error("hint needs an exercise: python grader.py hint 5")
+            parser.error(Bi("hint 要一个练习编号：python grader.py hint 5",
+                            "hint needs an exercise: python grader.py hint 5"))
         args.hint, args.release, args.demo = True, None, False
         return args
     args = parser.parse_args(argv)
     if args.level is not None:
         parser.error(f"unrecognized arguments: {args.level}")
     if args.full and not args.check:
-        parser.error("--full goes with --check: python grader.py --check --full")
+        parser.error(Bi("--full 要和 --check 一起用：python grader.py --check --full",
+                        "--full goes with --check: python grader.py --check --full"))
     args.hint, args.release, args.demo = False, None, False
     return args
 
@@ -116,18 +166,24 @@ def exercise_names(text):
     match = re.fullmatch(r"(?:ex)?([1-9])(?:_\w+)?(?:\.py)?", Path(text).name)
     names = [name for name in EXERCISES if match and name.startswith(f"ex{match.group(1)}_")]
     if not names:
-        raise ValueError(f"there is no exercise {text!r}: choose 1-{len(EXERCISES)} "
-                         f"({EXERCISES[0]} … {EXERCISES[-1]})")
+        raise ValueError(Bi(f"没有练习 {text!r}：请选 1-{len(EXERCISES)}（{EXERCISES[0]} … "
+                            f"{EXERCISES[-1]}）",
+                            f"there is no exercise {text!r}: choose 1-{len(EXERCISES)} "
+                            f"({EXERCISES[0]} … {EXERCISES[-1]})"))
     return names
 
 
 def main(argv=None):
     from grading.walls.audit import install_tripwire, tripwire_wanted
+    argv = sys.argv[1:] if argv is None else argv
     try:
         args = parse(argv)
     except SystemExit as stop:
         if stop.code not in (0, None):
-            print(stop.code if isinstance(stop.code, str) else "grader.py: bad arguments",
+            lang = wanted_language(argv)
+            print(stop.code.render(lang) if isinstance(stop.code, Bi) else stop.code
+                  if isinstance(stop.code, str) else
+                  Bi("grader.py: 参数有误", "grader.py: bad arguments").render(lang),
                   file=sys.stderr)
             return USAGE_ERROR
         return 0
@@ -135,8 +191,9 @@ def main(argv=None):
         install_tripwire()  # calls raise (--check's own runs of grader.py put it up themselves)
     if args.check:
         if not (ROOT / "selftest").is_dir():
-            print("grader.py: --check is the instructor's tool; this copy has no selftest/",
-                  file=sys.stderr)
+            print(Bi("grader.py: --check 是给老师用的；这份拷贝里没有 selftest/",
+                     "grader.py: --check is the instructor's tool; this copy has no selftest/")
+                  .render(args.lang), file=sys.stderr)
             return USAGE_ERROR
         from grading.commands.check import check
         return check(full=args.full)
@@ -148,7 +205,7 @@ def main(argv=None):
         try:
             out = release(args.release)
         except (ValueError, OSError) as error:
-            print(f"grader.py: {error}", file=sys.stderr)
+            print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
             return USAGE_ERROR
         print(f"Student copy written to {out}: no solutions/, no selftest/, no secret. Publish it "
               "(e.g. as a GitHub Classroom template); its CI gives feedback on the public checks "
@@ -165,14 +222,17 @@ def main(argv=None):
         if args.solutions:
             folder = SOLUTIONS
             if not folder.is_dir():
-                raise ValueError("this copy has no solutions/ folder: the solutions stay with the "
-                                 "course")
+                raise ValueError(Bi("这份拷贝里没有 solutions/ 文件夹：参考答案留在课程那里",
+                                    "this copy has no solutions/ folder: the solutions stay with "
+                                    "the course"))
         if not folder.is_dir():
-            raise ValueError(f"{folder} is not a folder")
+            raise ValueError(Bi(f"{folder} 不是一个文件夹", f"{folder} is not a folder"))
         if args.batch and not (args.json or args.csv):
-            raise ValueError("--batch needs --csv PATH (or --json PATH) for the results")
+            raise ValueError(Bi("--batch 要用 --csv PATH（或 --json PATH）写出结果",
+                                "--batch needs --csv PATH (or --json PATH) for the results"))
         if (args.csv or args.report) and not args.batch:
-            raise ValueError("--csv and --report go with --batch DIR")
+            raise ValueError(Bi("--csv 和 --report 要和 --batch DIR 一起用",
+                                "--csv and --report go with --batch DIR"))
         if args.report:
             from grading.output.report import check_writable
             check_writable(args.report)
@@ -180,19 +240,23 @@ def main(argv=None):
             from grading.output.report import check_writable
             check_writable(args.csv)
         if args.watch and (args.batch or args.json):
-            raise ValueError("--watch grades one folder on the screen: no --batch or --json")
+            raise ValueError(Bi("--watch 在屏幕上给一个文件夹打分：不能和 --batch 或 --json 一起用",
+                                "--watch grades one folder on the screen: no --batch or --json"))
         if args.pass_mark is not None and not 0 <= args.pass_mark <= 100:
-            raise ValueError("--pass-mark must be between 0 and 100 points")
+            raise ValueError(Bi("--pass-mark 要在 0 到 100 分之间",
+                                "--pass-mark must be between 0 and 100 points"))
         if not 0 < args.memory <= 64:
-            raise ValueError("--memory must be more than 0 and at most 64 GiB")
+            raise ValueError(Bi("--memory 要大于 0，最多 64 GiB",
+                                "--memory must be more than 0 and at most 64 GiB"))
         if args.timeout is not None and not 0 < args.timeout <= EXERCISE_BUDGET:
-            raise ValueError(f"--timeout must be more than 0 and at most {EXERCISE_BUDGET:g} "
-                             "seconds, the time budget of one exercise")
+            raise ValueError(Bi(f"--timeout 要大于 0，最多 {EXERCISE_BUDGET:g} 秒（一个练习的时间预算）",
+                                f"--timeout must be more than 0 and at most {EXERCISE_BUDGET:g} "
+                                "seconds, the time budget of one exercise"))
         if args.json:
             from grading.output.report import check_writable
             check_writable(args.json)
     except (ValueError, OSError) as error:
-        print(f"grader.py: {error}", file=sys.stderr)
+        print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
         return USAGE_ERROR
 
     from grading.backends.portable import start
@@ -212,7 +276,8 @@ def main(argv=None):
         print(f"grader.py: {error.text.render(args.lang)}", file=sys.stderr)
         return USAGE_ERROR
     except GradingError as error:
-        print(f"grader.py: grading could not run: {error}", file=sys.stderr)
+        print(Bi(f"grader.py: 无法评分：{error}", f"grader.py: grading could not run: {error}")
+              .render(args.lang), file=sys.stderr)
         return USAGE_ERROR
     try:
         if args.demo:
@@ -237,10 +302,12 @@ def main(argv=None):
         if args.watch:
             print()
             return 0  # Ctrl-C is how watching ends
-        print("\ngrader.py: interrupted", file=sys.stderr)
+        print(Bi("\ngrader.py: 已中断", "\ngrader.py: interrupted").render(args.lang), file=sys.stderr)
         return 130
     except GradingError as error:
-        print(f"grader.py: grading could not run: {inert(str(error))}", file=sys.stderr)
+        print(Bi(f"grader.py: 无法评分：{inert(str(error))}",
+                 f"grader.py: grading could not run: {inert(str(error))}").render(args.lang),
+              file=sys.stderr)
         return USAGE_ERROR
     finally:
         backend.close()
@@ -266,8 +333,10 @@ def run(args, folder, exercises, backend):
             return (1 if grading_errors(records) else 0), results
         result = grade(backend, folder, seed, exercises, call_timeout=timeout)
     except SessionError as error:
-        print(f"grader.py: the tests could not run — a problem of the grader, not of your code:\n"
-              f"{report.no_commands(inert(str(error)))}", file=sys.stderr)
+        print(Bi("grader.py: 测试没能运行——这是评分程序的问题，不是你代码的问题：\n",
+                 "grader.py: the tests could not run — a problem of the grader, not of your "
+                 "code:\n").render(args.lang)
+              + report.no_commands(inert(str(error))), file=sys.stderr)
         return USAGE_ERROR, None
     command = "python grader.py" + (" --solutions" if args.solutions else "") + \
         (f" --submission {args.submission}" if args.submission else "")

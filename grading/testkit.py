@@ -183,9 +183,13 @@ def index_text(index):
     return "[" + ", ".join(str(i) for i in index) + "]"
 
 
-def entry(what, index):
-    """'out[1, 2]' for a plain name, 'out[:, 0] at [1, 2]' for one that is already indexed."""
-    return f"{what} at {index_text(index)}" if "[" in what else f"{what}{index_text(index)}"
+def entry(what, index, lang="en"):
+    """'out[1, 2]' for a plain name, 'out[:, 0] at [1, 2]' for one that is already indexed. In
+    Chinese, the subject of a sentence that goes on with 是: 'out[1, 2] ', 'out[:, 0] 在 [1, 2] 处'
+    (a space after code, none after 处)."""
+    if "[" not in what:
+        return f"{what}{index_text(index)}" + (" " if lang == "zh" else "")
+    return f"{what} 在 {index_text(index)} 处" if lang == "zh" else f"{what} at {index_text(index)}"
 
 
 def kind_of(value):
@@ -201,6 +205,12 @@ def kind_of(value):
                                                        f"a {type(value).__name__}")
 
 
+def spaced(zh):
+    """A text that goes right after Chinese: a space before it when it starts with code (是 None,
+    but 是一个 tuple)."""
+    return f" {zh}" if zh[:1].isascii() else zh
+
+
 def expect_tensor(value, what, shape=None, names=None):
     """The value is a plain tensor of the given shape, of real floating-point numbers, with no NaN
     or ±inf; returns it as float64."""
@@ -210,7 +220,7 @@ def expect_tensor(value, what, shape=None, names=None):
              "compute it with torch operations")
     if not isinstance(value, torch.Tensor):
         kind = kind_of(value)
-        fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是{kind.zh}",
+        fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是{spaced(kind.zh)}",
              f"{what} should be a torch.Tensor, but your code returned {kind.en}")
     if shape is not None and tuple(value.shape) != tuple(shape):
         fail(f"{what} 的形状应为 {shape_text(shape, names)}，实际是 {shape_text(value.shape)}",
@@ -228,10 +238,10 @@ def expect_tensor(value, what, shape=None, names=None):
         where = tuple(bad.nonzero()[0].tolist())
         number = value[where].item()
         if math.isnan(number) and ("softmax" in what or what.startswith("forward(x)")):
-            fail(f"{entry(what, where)} 是 {number}：输出必须是有限的数（整行都是 −∞ 的话，softmax 之后就是 NaN）",
+            fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数（整行都是 −∞ 的话，softmax 之后就是 NaN）",
                  f"{entry(what, where)} is {number}: the output must be finite (a row that is all "
                  "−∞ turns into NaN after softmax)")
-        fail(f"{entry(what, where)} 是 {number}：输出必须是有限的数",
+        fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数",
              f"{entry(what, where)} is {number}: the output must be finite")
     return value
 
@@ -248,7 +258,7 @@ def expect_close(got, want, what, names=None, atol=1e-5, rtol=1e-5, source=REFER
         worst = tuple(torch.nonzero(diff == diff.max())[0].tolist())
         at, g, w = entry(what, worst), f"{got[worst].item():.4g}", f"{want[worst].item():.4g}"
         n, total, most = int(wrong.sum()), want.numel(), f"{diff.max().item():.2g}"
-        text = Bi(f"{at} 是 {g}，{source.zh} {w}（{total} 个数中有 {n} 个不同，最多差 {most}）",
+        text = Bi(f"{entry(what, worst, 'zh')}是 {g}，{source.zh} {w}（{total} 个数中有 {n} 个不同，最多差 {most}）",
                   f"{at} is {g}, {source.en} {w} ({n} of {total} entries differ, by up to {most})")
         raise CheckFailed(text + Bi("\n" + hint.zh, "\n" + hint.en) if hint else text)
 
@@ -256,7 +266,7 @@ def expect_close(got, want, what, names=None, atol=1e-5, rtol=1e-5, source=REFER
 def expect_sequence(value, what, length):
     if not isinstance(value, (tuple, list)) or len(value) != length:
         kind = kind_of(value)
-        fail(f"{what} 应当返回 {length} 个张量，实际返回的是{kind.zh}",
+        fail(f"{what} 应当返回 {length} 个张量，实际返回的是{spaced(kind.zh)}",
              f"{what} should return {length} tensors, got {kind.en}")
     return value
 
@@ -316,11 +326,13 @@ def unverified(error, what):
                   f"{what} uses {name}, an operation the grader does not replay (it verifies "
                   "pure tensor operations only): write this step with the lesson's operations "
                   "(matrix products, masked_fill, softmax, …)")
+    # the replay's own words are English: in Chinese, only the operation to blame (code)
+    op_zh = f"（{str(error.name)[:80]}）" if error.name else ""
     if error.kind == "size":
-        return Bi(f"{what} 一次调用里的 torch 运算太多、或者张量比输入大得太多（{error}）：是不是对位置写了 Python 循环？",
+        return Bi(f"{what} 一次调用里的 torch 运算太多、或者张量比输入大得太多{op_zh}：是不是对位置写了 Python 循环？",
                   f"{what} makes too many torch operations in one call, or tensors far larger "
                   f"than its inputs ({error}): a Python loop over positions?")
-    return Bi(f"{what} 报告的 torch 运算在新的输入上跑不通（{error}）",
+    return Bi(f"{what} 报告的 torch 运算在新的输入上跑不通{op_zh}",
               f"the torch operations {what} reports do not run on new inputs ({error})")
 
 
@@ -377,7 +389,8 @@ def expect_no_loop(shown, what, where=None, most=150):
             for key, n in lengths.items():
                 first.setdefault(n, key)
             listed = ", ".join(f"{key}: {n}" for n, key in sorted(first.items())[:3])
-            zh = f"{what} 调用 torch 运算的次数随长度或批量变化（{listed}），说明有对位置或样本的 Python 循环"
+            listed_zh = "；".join(f"{key}：{n} 次" for n, key in sorted(first.items())[:3])
+            zh = f"{what} 调用 torch 运算的次数随长度或批量变化（{listed_zh}），说明有对位置或样本的 Python 循环"
             en = (f"{what} makes a different number of torch operations as T or B change "
                   f"({listed}): a Python loop over positions or samples")
         else:
@@ -400,7 +413,7 @@ def expect_built_yourself(shown, what):
     """No ready-made attention among the operations of the verified record of a call."""
     used = ready_made(shown)
     if used:
-        fail(f"{what} 调用了 PyTorch 现成的注意力（{', '.join(used)}）。这一课的目的就是亲手搭出注意力，"
+        fail(f"{what} 调用了 PyTorch 现成的注意力（{'、'.join(used)}）。这一课的目的就是亲手搭出注意力，"
              "所以这里不能用它：请用课文的步骤，点积、缩放、掩码、softmax、加权求和",
              f"{what} calls PyTorch's ready-made attention ({', '.join(used)}). This lesson is "
              "about building attention yourself, so it is not allowed here: use the lesson's "
@@ -412,7 +425,7 @@ def shortcut_diagnosis(shown, key):
     used = ready_made(shown) if isinstance(shown, dict) else []
     if used:
         return Diagnosis(key,
-                         f"用了 PyTorch 现成的注意力（{', '.join(used)}）。结果也许是对的，但这一课要你亲手"
+                         f"用了 PyTorch 现成的注意力（{'、'.join(used)}）。结果也许是对的，但这一课要你亲手"
                          "走一遍：点积、缩放、掩码、softmax、加权求和，每一步都看得见",
                          f"PyTorch's ready-made attention was used ({', '.join(used)}). The result "
                          "may be right, but this lesson asks you to take every step yourself: dot "
@@ -545,7 +558,7 @@ def expect_row_gradients(result, what, call, shape, names):
     grad, vjp_output = result["grad"], result.get("vjp_output")
     if grad is None and not isinstance(vjp_output, torch.Tensor):
         kind = kind_of(vjp_output)
-        fail(f"{what} 在计算梯度时应当返回一个张量，实际返回的是{kind.zh}，没法检查它的梯度",
+        fail(f"{what} 在计算梯度时应当返回一个张量，实际返回的是{spaced(kind.zh)}，没法检查它的梯度",
              f"{what} should return one tensor when its gradient is computed, but it returned "
              f"{kind.en}, whose gradient cannot be checked")
     if grad is None:
@@ -555,7 +568,7 @@ def expect_row_gradients(result, what, call, shape, names):
     inputs = shape_text(result["inputs"])
     if not _real(grad) or tuple(grad.shape) != result["inputs"]:
         kind = kind_of(grad)
-        fail(f"autograd 通过 {what} 传回的梯度应当是形状为 {inputs} 的浮点张量，和输入一样，实际是{kind.zh}",
+        fail(f"autograd 通过 {what} 传回的梯度应当是形状为 {inputs} 的浮点张量，和输入一样，实际是{spaced(kind.zh)}",
              f"the gradient autograd sends back through {what} should be a floating-point "
              f"tensor of the input's shape {inputs}, but it is {kind.en}")
     if not bool(torch.isfinite(grad).all()):

@@ -9,6 +9,7 @@ import random
 import re
 
 import pytest
+import torch
 
 from conftest import DEMO_SEED, early_folder, early_run, run_grader
 from grading.demo import report as demo
@@ -75,6 +76,36 @@ def test_a_head_that_leaks_the_future_is_called_out():
     got = figures("demo-leaky")
     assert got["warnings"] == ["peeked"]
     assert got["models"]["head"]["train_loss"] < got["floor"] - 0.1
+    said = [line for line in done.stdout.splitlines() if "head" in line.lower()]
+    assert said[0].startswith("⚠") and "peeked" in said[0], said  # before anything else of it
+    assert "It still gets this sentence right" not in done.stdout
+
+
+def synthetic(train_loss):
+    """The facts of a training, made up: a head whose largest weight misses the deciding character
+    of the sentence shown, which it gets right all the same."""
+    sentence = "满眼青和一盘枣，他已经看"
+    row = torch.zeros(len(sentence))
+    row[5], row[2] = 0.9, 0.1  # 盘, where 青 (position 2) decides
+    model = {"val_loss": 0.7, "accuracy": 0.9, "train_loss": 0.7, "samples": ["一盘梨，我都吃腻了。"]}
+    return {"models": {"bigram": dict(model), "averaging": dict(model),
+                       "head": {**model, "train_loss": train_loss, "accuracy": 1.0}},
+            "unchanged": [], "head_parameters": ["head.query.weight"], "head_row": row,
+            "sentence": sentence, "cue": len(sentence) - 1, "match": 2, "head_right": True,
+            "looks_at_match": 0.05}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_first_thing_said_of_a_head_that_peeked_is_that_it_peeked(lang, tmp_path):
+    """Nothing is said of its figures, sentences or weights before the warning, and nothing as if
+    it had earned them ("it still gets this sentence right"); an honest head gets that line."""
+    head = ("head", "注意力头")[lang == "zh"]
+    peeked, warned = demo.report(synthetic(0.1), lang, tmp_path / "a.png")
+    lines = [line for line in peeked.splitlines() if head in line.lower()]
+    assert warned and lines[0].startswith("⚠"), peeked
+    assert ("still gets", "仍然猜对")[lang == "zh"] not in peeked
+    honest, warned = demo.report(synthetic(0.7), lang, tmp_path / "b.png")
+    assert not warned and "⚠" not in honest and ("still gets", "仍然猜对")[lang == "zh"] in honest
 
 
 def test_a_head_that_does_not_learn_is_called_out():

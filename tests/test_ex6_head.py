@@ -423,7 +423,7 @@ def diagnose(probe):
     cut = [what for what, grad in grads.items() if what != "x" and grad is None]
     if cut and right:
         return Diagnosis("ex6.detached",
-                         f"数值是对的，但 {', '.join(cut)} 得不到梯度：forward 里用了 .detach()、.data 或 "
+                         f"数值是对的，但 {'、'.join(cut)} 得不到梯度：forward 里用了 .detach()、.data 或 "
                          "torch.no_grad()。训练时梯度要从损失一路传回 query、key、value 的权重，模型才能学习",
                          f"The values are right, but {', '.join(cut)} "
                          f"{'gets' if len(cut) == 1 else 'get'} no gradient: "

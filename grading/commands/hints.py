@@ -8,7 +8,7 @@ import json
 
 import course
 from grading.i18n import Bi
-from grading.config import ROOT
+from grading.config import ROOT, SECTIONS
 
 MEMORY = ROOT / ".grader-hints.json"
 
@@ -42,8 +42,8 @@ def show(exercise, level, remember, lang):
         lines.append(Bi(f"还是卡住了？python grader.py hint {number} {level + 1}",
                         f"Still stuck? python grader.py hint {number} {level + 1}").render(lang))
     else:
-        lines.append(Bi("这是最后一级提示：剩下的就是课文里的代码了，回去读\u201c"
-                        f"{exercise}\u201d对应的那一节。",
+        zh, en = SECTIONS[exercise]
+        lines.append(Bi(f"这是最后一级提示：剩下的就是课文里的代码了，回去读\u201c{zh}\u201d那一节。",
                         "This is the last hint: what remains is the lesson's own code; reread "
-                        "its section.").render(lang))
+                        f"its section \u201c{zh}\u201d ({en}).").render(lang))
     return "\n".join(lines)

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from grading.config import ROOT
+from grading.i18n import Bi
 
 SHIPPED = ("grader.py", "course.py", "grading", "tests", "exercises", "requirements.txt", "pytest.ini",
            ".gitignore", ".github/scripts/grade.sh", ".github/scripts/outside-exercises.sh",
@@ -169,7 +170,7 @@ def release(out):
     """Write the student copy to `out`, which must not exist yet."""
     out = Path(out)
     if out.exists():
-        raise ValueError(f"{out} already exists: name a new folder")
+        raise ValueError(Bi(f"{out} 已经存在：请换一个新的文件夹名", f"{out} already exists: name a new folder"))
     out.mkdir(parents=True)
     for name in SHIPPED:
         source, target = ROOT / name, out / name

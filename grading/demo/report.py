@@ -89,8 +89,21 @@ def report(result, lang, png_path):
     """The report's text, and whether it warns of something wrong with the learner's head."""
     m = result["models"]
     floor = floor_nats()
+    found = warnings(result)
     out = [Bi("演示：同一个任务，三个模型（只在 CPU 上训练几秒）",
-              "Demo: one task, three models (trained for seconds on the CPU)").render(lang), "",
+              "Demo: one task, three models (trained for seconds on the CPU)").render(lang), ""]
+    if "peeked" in found:  # the first thing said about a head that peeked: that it peeked
+        out += [Bi(f"⚠ 你的注意力头训练损失是 {m['head']['train_loss']:.3f}，低于理论下限 {floor:.3f}："
+                   "这不可能靠本事做到——它在训练时偷看了答案。第 3 个字（位置 2）的任务是依据前 3 个字预测第 4 个字，"
+                   "它却看到了第 4 个字；进入真实的生成场景（此时并没有答案可看），它便会失效，下面它生成的句子就是证明。"
+                   "检查因果掩码（练习 5、6）。下面它的分数和权重都不作数。",
+                   f"⚠ Your head's training loss is {m['head']['train_loss']:.3f}, below the "
+                   f"floor of {floor:.3f}: no model can earn that, so it peeked at the answer "
+                   "while training. The 3rd character (position 2) must predict the 4th from the "
+                   "first 3, but it saw the 4th; when it generates, there is no answer to look at "
+                   "and it fails, as its sentences below show. Check the causal mask (exercises 5 "
+                   "and 6). Its figures and weights below do not count.").render(lang), ""]
+    out += [
            Bi("每句话先提到一种食物和一种颜色（先后不定），隔着长短不一的几个字，再由提示决定下一个字："
               "\u201c吃\u201d之后的字取决于那盘食物，\u201c看\u201d之后的字取决于那片颜色；两者的答案来自同一组字"
               f"（{'、'.join(ANSWERS)}），各自独立：",
@@ -107,8 +120,10 @@ def report(result, lang, png_path):
            "  " + pad(Bi("模型", "model").render(lang), 40)
            + Bi("验证损失   提示后的字猜对", "val loss   right after the cue").render(lang)]
     for name in ("bigram", "averaging", "head"):
+        peeked = Bi("（偷看了答案）", " (it peeked)").render(lang) \
+            if name == "head" and "peeked" in found else ""
         out.append(f"  {pad(NAMES[name].render(lang), 40)}{m[name]['val_loss']:.3f}"
-                   f"      {m[name]['accuracy']:.0%}")
+                   f"      {m[name]['accuracy']:.0%}{peeked}")
     out.append(Bi(f"  理论下限（完美模型的损失）{floor:.3f} · 随机猜 {1 / len(ANSWERS):.0%} · "
                   f"总是只按食物（或只按颜色）猜 {FOLLOW_ONE:.0%}",
                   f"  floor (a perfect model's loss) {floor:.3f} · chance {1 / len(ANSWERS):.0%} · "
@@ -125,19 +140,7 @@ def report(result, lang, png_path):
         samples = "  ".join(f"{s}{'✓' if right(s) else '✗'}" for s in m[name]["samples"])
         out.append(f"  {NAMES[name].render(lang)}{Bi('：', ': ').render(lang)}{samples}")
     out.append("")
-    out += cue_row(result, lang)
-    found = warnings(result)
-    if "peeked" in found:
-        out += ["", Bi(f"⚠ 你的注意力头训练损失是 {m['head']['train_loss']:.3f}，低于理论下限 {floor:.3f}："
-                       "这不可能靠本事做到——它在训练时偷看了答案。第 3 个字（位置 2）的任务是依据前 3 个字预测第 4 个字，"
-                       "它却看到了第 4 个字；进入真实的生成场景（此时并没有答案可看），它便会失效，上面生成的句子就是证明。"
-                       "检查因果掩码（练习 5、6）。",
-                       f"⚠ Your head's training loss is {m['head']['train_loss']:.3f}, below the "
-                       f"floor of {floor:.3f}: no model can earn that, so it peeked at the answer "
-                       "while training. The 3rd character (position 2) must predict the 4th from the "
-                       "first 3, but it saw the 4th; when it generates, there is no answer to look at and it "
-                       "fails, as its sentences above show. Check the causal mask (exercises 5 and "
-                       "6).").render(lang)]
+    out += cue_row(result, lang, peeked="peeked" in found)
     if "not_learning" in found:
         out += ["", not_learning(result, lang)]
     out.append("")
@@ -171,8 +174,9 @@ def not_learning(result, lang):
     return text.render(lang)
 
 
-def cue_row(result, lang):
-    """The cue's row of the head's weights, beside the averaging's flat row."""
+def cue_row(result, lang, peeked=False):
+    """The cue's row of the head's weights, beside the averaging's flat row (of a head that
+    peeked, nothing said as if it were right)."""
     labels = list(result["sentence"])
     row = result["head_row"].tolist()
     cue, match = labels[result["cue"]], labels[result["match"]]
@@ -204,7 +208,7 @@ def cue_row(result, lang):
                              f"the averaging row is flat, 1/{len(row)} each. The lesson's point: "
                              "attention replaces a fixed average with weights computed from "
                              "content.")).render(lang))
-    if top != result["match"] and result["head_right"]:
+    if top != result["match"] and result["head_right"] and not peeked:
         out.append(Bi(f"  这一句它仍然猜对了：别的字的值替\u201c{match}\u201d带来了答案。注意力参考的，"
                       "不一定是人以为它该参考的那个字。",
                       f"  It still gets this sentence right: another character's value brings the "

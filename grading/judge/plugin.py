@@ -43,6 +43,7 @@ class TestResult:
     message: Bi = None
     frames: list = field(default_factory=list)  # the learner's own traceback lines
     output: str = ""  # what the learner's code printed, cut
+    waits_for: Bi = None  # a check that waits (after=…): the name of the one it waits for
 
     @property
     def score(self):
@@ -151,7 +152,7 @@ class GradingPlugin:
                 what = needed.name if needed else Bi(name, name)
                 raise GateFailed(Bi(f"这一项要在\u201c{what.zh}\u201d通过之后才计分",
                                     f"this counts once \u201c{what.en}\u201d passes"),
-                                 todo=needed is not None and needed.status == "todo")
+                                 todo=needed is not None and needed.status == "todo", needs=what)
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_teardown(self, item, nextitem):
@@ -195,6 +196,7 @@ class GradingPlugin:
             result.status = "todo" if error.todo else "failed"  # not started, like what it needs
             result.cause = "gate"
             result.message = error.text
+            result.waits_for = error.needs
         elif isinstance(error, CheckFailed):
             result.cause = "check"
             result.message = error.text
@@ -302,9 +304,10 @@ class GradingPlugin:
 class GateFailed(CheckFailed):
     """A test's prerequisites (after=…) did not pass: it was not run."""
 
-    def __init__(self, text, todo=False):
+    def __init__(self, text, todo=False, needs=None):
         super().__init__(text)
         self.todo = todo
+        self.needs = needs  # the name (Bi) of the check it waits for
 
 
 class SubmissionRunner:

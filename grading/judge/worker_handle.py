@@ -252,7 +252,8 @@ class ExerciseWorker:
 
 def garbled(error):
     return WorkerFailure("garbled", Bi(
-        f"运行你的代码的进程传回了不合规定的内容（{error}），这个练习的其余检查都不再运行",
+        # what is wrong with it is told in English only (the protocol's words, for the instructor)
+        "运行你的代码的进程传回了不合规定的内容，这个练习的其余检查都不再运行",
         f"your code's worker sent back something that is not a valid reply ({error}); this "
         "exercise's remaining checks were not run"))
 

@@ -93,6 +93,24 @@ def _failure_lines(result, folder, lang):
     return lines
 
 
+def waiting_line(waiting):
+    """The checks that wait for others (after=…), in one short line: how many, and what for."""
+    needs = []
+    for r in waiting:
+        if r.waits_for is not None and r.waits_for not in needs:
+            needs.append(r.waits_for)
+    count = len(waiting)
+    checks = "checks count" if count > 1 else "check counts"
+    zh_needs = "、".join(f"\u201c{inert_line(n.zh)}\u201d" for n in needs)
+    en_needs = " and ".join(f"\u201c{inert_line(n.en)}\u201d" for n in needs)
+    if not needs:
+        return Bi(f"还有 {count} 项检查要等别的检查通过后才计分",
+                  f"waiting: {count} more {checks} once others pass")
+    return Bi(f"还有 {count} 项检查要等{zh_needs}通过后才计分",
+              f"waiting: {count} more {checks} once "
+              f"{en_needs} {'pass' if len(needs) > 1 else 'passes'}")
+
+
 def text(grade, command="python grader.py", lang="en", watching=False):
     """The report on a terminal; `watching`: under --watch, where saving a file regrades it."""
     folder = display_path(grade.submission)
@@ -118,19 +136,23 @@ def text(grade, command="python grader.py", lang="en", watching=False):
             others = [inert_line(r.name.render(lang)) for r in ex.results
                       if r.status not in ("passed", "skipped") and r is not failure
                       and r.cause != "gate"]
+            waiting = [r for r in ex.results if r.cause == "gate" and r is not failure]
+            if failure.cause == "import":  # nothing of the file ran: no list of what failed
+                unrun = len(others) + len(waiting)
+                if unrun:
+                    out.append("      " + Bi(f"其余 {unrun} 项检查也没能运行：文件要先能导入",
+                                             f"the other {unrun} check{'s' if unrun > 1 else ''} "
+                                             "could not run either: the file must import first")
+                               .render(lang))
+                continue
             if others:
                 rest = len(others) - 3
                 out.append("      " + Bi("另外没通过：", "also failing: ").render(lang)
                            + ("；" if lang == "zh" else "; ").join(others[:3])
                            + (Bi(f"；另有 {rest} 项", f"; and {rest} more").render(lang)
                               if rest > 0 else ""))
-            waiting = [r for r in ex.results if r.cause == "gate" and r is not failure]
             if waiting:
-                out.append("      " + Bi("等着计分：", "waiting: ").render(lang)
-                           + ("；" if lang == "zh" else "; ").join(
-                               inert_line(r.name.render(lang))
-                               + (f"（{r.message.zh}）" if lang == "zh" else f" ({r.message.en})")
-                               for r in waiting[:3]))
+                out.append("      " + waiting_line(waiting).render(lang))
     out.append("")
     if len(grade.exercises) == len(SECTIONS):
         out.append(progress_line(grade, folder, lang))
@@ -152,7 +174,8 @@ def text(grade, command="python grader.py", lang="en", watching=False):
     graded = ", ".join(e.exercise for e in grade.exercises)
     if todo is None and len(grade.exercises) < len(SECTIONS):
         public = ("公开", "public ") if grade.hidden_points else ("", "")
-        out.append(Bi(f" {graded} 的{public[0]}检查全部通过。运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
+        graded_zh = "、".join(e.exercise for e in grade.exercises)
+        out.append(Bi(f" {graded_zh} 的{public[0]}检查全部通过。运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
                       f" Every {public[1]}check of {graded} passes. Run {command} to grade all "
                       f"{len(SECTIONS)} exercises.").render(lang))
     elif todo is None and grade.hidden_points:
@@ -187,7 +210,7 @@ def not_graded(grade):
     """Why a run without the solutions is not a grade, in one line."""
     hidden, public = f"{grade.hidden_points:g}", f"{grade.max_score:g}"
     names = ", ".join(hidden_exercises(grade))
-    return Bi(f" 这不是成绩：这里没有参考答案（学员版不带 solutions/），所以 {names} 的隐藏检查（{hidden} 分）没有运行，"
+    return Bi(f" 这不是成绩：这里没有参考答案（学员版不带 solutions/），所以 {'、'.join(hidden_exercises(grade))} 的隐藏检查（{hidden} 分）没有运行，"
               f"只运行了 {public} 分的公开检查。成绩只在课程评分的地方（有参考答案的地方）给出。",
               f" Not the grade: there are no solutions here (a student copy has no solutions/), so "
               f"the hidden checks of {names} ({hidden} points) did not run, only {public} points of "
@@ -261,15 +284,16 @@ def record(grade):
 
 
 def check_writable(path):
-    """Raise OSError with a one-line reason when a results file could not be written there."""
+    """Raise OSError with a one-line reason (a Bi) when a results file could not be written
+    there."""
     path = Path(path)
     if path.is_dir():
-        raise OSError(f"{path} is a folder, not a file")
+        raise OSError(Bi(f"{path} 是一个文件夹，不是文件", f"{path} is a folder, not a file"))
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
-        raise OSError(f"the folder {parent} does not exist")
+        raise OSError(Bi(f"文件夹 {parent} 不存在", f"the folder {parent} does not exist"))
     if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise OSError(f"{path} is not writable")
+        raise OSError(Bi(f"{path} 不可写", f"{path} is not writable"))
 
 
 def write_json(path, data):
