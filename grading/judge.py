@@ -170,7 +170,7 @@ class ExerciseWorker:
         self.printed.append(output)
         if kind == "error":
             raise WorkerFailure("raised", raised_text(value), error=value)
-        problem = malformed(message.get("op"), value)
+        problem = malformed(message.get("op"), value, len(message.get("args") or []))
         if problem:
             raise self._end_sticky(garbled(problem))
         return value
@@ -271,9 +271,10 @@ def _is_shape(value):
     return isinstance(value, list) and all(type(n) is int for n in value)
 
 
-def malformed(op, value):
+def malformed(op, value, sent=None):
     """What is wrong with a reply to `op` (grading.worker.Executor's replies), or "": a worker
-    is the learner's process, and the tests index its replies as the Executor makes them."""
+    is the learner's process, and the tests index its replies as the Executor makes them.
+    `sent`: the number of arguments the request sent (a call_inputs reply gives each back)."""
     if op in ("set", "inspect"):
         ok = isinstance(value, dict) and set(value) <= {"type", "shape", "requires_grad",
                                                         "missing"} \
@@ -289,6 +290,12 @@ def malformed(op, value):
                                                         "parameter_grads"} \
             and isinstance(value["input_grads"], (list, type(None))) \
             and isinstance(value["parameter_grads"], (dict, type(None)))
+    elif op == "call_inputs":  # the output is whatever the learner's code returns
+        import torch
+        ok = isinstance(value, dict) and set(value) == {"output", "args"} \
+            and isinstance(value["args"], list) \
+            and (sent is None or len(value["args"]) == sent) \
+            and all(a is None or type(a) is torch.Tensor for a in value["args"])
     elif op == "trace":  # its contents are checked by grading.replay, which trusts none of it
         ok = isinstance(value, dict) and set(value) == {"ops", "output", "truncated"}
     else:

@@ -48,7 +48,7 @@ class Executor:
 
     def run(self, request):
         op = request["op"]
-        if op not in ("call", "set", "inspect", "parameters", "vjp", "trace"):
+        if op not in ("call", "call_inputs", "set", "inspect", "parameters", "vjp", "trace"):
             raise ValueError(f"unknown request {op!r}")
         return getattr(self, op)(request)
 
@@ -87,6 +87,16 @@ class Executor:
         with torch.no_grad():
             return self._result(target, target(*self._arguments(request),
                                                **request.get("kwargs", {})))
+
+    def call_inputs(self, request):
+        """A call, and its arguments as they are after it: {"output", "args"}, each tensor
+        argument as the call left it (None for an argument that is no tensor), so that the judge
+        can see whether the call changed its inputs in place."""
+        import torch
+        args = self._arguments(request)  # the very objects the call gets
+        output = self.call(request)
+        return {"output": output, "args": [a if isinstance(a, torch.Tensor) else None
+                                           for a in args]}
 
     def _resolve(self, handle, path):
         """(the object at handle's dotted path, "") or (None, the first name that is missing)."""
