@@ -424,14 +424,18 @@ def shortcut_diagnosis(shown, key):
 
 
 def modifies_input_diagnosis(exercise, function, names, fix):
-    """The values are right, but the call changes its inputs in place (test_inputs_unchanged)."""
+    """The values are right at every graded size, but the call changes its inputs in place
+    (test_inputs_unchanged). Nothing here says the values are right: the in-place change may
+    also break autograd, and that crash may be what the learner sees first."""
     listed = ", ".join(names)
     return Diagnosis(f"{exercise}.modifies_input",
-                     f"数值是对的，但 {function} 原地修改了它的输入 {listed}（例如 *=、+=，或者 masked_fill_ 这样"
-                     f"带下划线的方法）：调用者手里的张量也被改掉了。用不原地修改的写法生成新张量，例如 {fix}",
-                     f"The values are right, but {function} changes its input {listed} in place "
-                     f"(*=, +=, or a method with a trailing underscore such as masked_fill_): the "
-                     f"caller's tensor is changed too. Make a new tensor instead, as in {fix}")
+                     f"{function} 原地修改了它的输入 {listed}（*=、+=，或者 masked_fill_ 这样带下划线的方法）："
+                     "调用者手里的张量也被改掉了；如果 autograd 为求梯度存下的张量被覆盖，反向传播还会出错。"
+                     f"用不原地修改的写法生成新张量，例如 {fix}",
+                     f"{function} changes its input {listed} in place (*=, +=, or a method with a "
+                     "trailing underscore such as masked_fill_): the caller's tensor is changed "
+                     "too, and when a tensor autograd saved for the gradient is overwritten, the "
+                     f"backward pass fails as well. Make a new tensor instead, as in {fix}")
 
 
 def changed_everywhere(probe, scenario, shapes, names):

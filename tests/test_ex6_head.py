@@ -460,15 +460,13 @@ def at(probe, scenario, shape, **params):
         raise
 
 
-def returned_tuple(probe, outputs):
+def returned_tuple(outputs):
     """(out, weights) returned, as Hugging Face's and Raschka's heads do: out right at every
-    graded size."""
-    for shape, got in zip(SHAPES, outputs):
-        if not (isinstance(got, (tuple, list)) and len(got) == 2):
+    graded size. `outputs`: [(the learner's output, the lesson's), …]."""
+    for got, want in outputs:
+        if not (isinstance(got, (tuple, list)) and len(got) == 2 and same(got[0], want)):
             return None
-        inputs = probe.inputs(draw, **{k: shape[k] for k in ("B", "T", "n_embd", "head_size")})
-        if not same(got[0], head_computation(inputs, shape["block_size"])(lesson(HEAD_STEPS))):
-            return None
+    outputs = [got for got, _ in outputs]
     return Diagnosis("ex6.returns_a_tuple",
                      f"forward 返回了 {len(outputs[0])} 项的 {type(outputs[0]).__name__}（例如 (out, weights)，"
                      "有些实现会把注意力权重一起交出来）：第一项是对的，但这个注意力头只返回 out，"
@@ -482,8 +480,12 @@ def returned_tuple(probe, outputs):
 def diagnose(probe):
     shape = DIAGNOSE_SHAPE
     # First the graded sizes, in test_shape's order: a crash here is the one the learner sees.
-    graded = [at(probe, forward, size)[0] for size in SHAPES]
-    found = returned_tuple(probe, graded)
+    graded = []
+    for size in SHAPES:
+        output, _ = at(probe, forward, size)
+        inputs = probe.inputs(draw, **{k: size[k] for k in ("B", "T", "n_embd", "head_size")})
+        graded.append((output, head_computation(inputs, size["block_size"])(lesson(HEAD_STEPS))))
+    found = returned_tuple(graded)
     if found:
         return found
 
@@ -515,10 +517,10 @@ def diagnose(probe):
                          "would change it and could let the future back in. Keep it with "
                          "self.register_buffer(\"tril\", …): it moves with the module but is not "
                          "trained")
-    grads = probe.submission(learning, **sizes(shape))
-    cut = [what for what, grad in grads.items() if what != "x" and grad is None]
     if right and changed_everywhere(probe, inputs_after, [sizes(s) for s in SHAPES], ("x",)):
         return modifies_input_diagnosis("ex6", "Head.forward", ["x"], "x = x + …")
+    grads = probe.submission(learning, **sizes(shape))
+    cut = [what for what, grad in grads.items() if what != "x" and grad is None]
     if cut and not right:
         first, again = probe.submission(twice, **sizes(shape))
         if isinstance(first, torch.Tensor) and not same(first, again):
