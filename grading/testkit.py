@@ -284,7 +284,44 @@ def expect_dtype(value, what, dtype=torch.float32):
     return value
 
 
-# -- shown work: how a call computes, verified by replaying its record here (grading.judge.replay) --------
+def changed_inputs(sent, after, names):
+    """[(name, where or None, before, now), …] of the tensor arguments that a call left other than
+    the judge sent them (`sent`: the judge's copies; `after`: the worker's report, see
+    Remote.call_inputs); where is None when the shape or the dtype changed."""
+    changed = []
+    for name, before, now in zip(names, sent, after):
+        if not isinstance(now, torch.Tensor) or now.shape != before.shape \
+                or now.dtype != before.dtype:
+            changed.append((name, None, before, now))
+        elif not torch.equal(now, before):  # NaN is never equal: a finite input turned NaN
+            where = tuple((now != before).nonzero()[0].tolist())
+            changed.append((name, where, before[where].item(), now[where].item()))
+    return changed
+
+
+def expect_inputs_unchanged(sent, after, what, names):
+    """The call left its tensor arguments as they were sent: an in-place operation on an input
+    (q *= …, scores.masked_fill_(…)) changes the caller's tensor, which a model still uses."""
+    if not isinstance(after, list) or len(after) != len(sent):
+        fail(f"{what} 调用之后没有交回它的参数", f"{what} did not give its arguments back")
+    for name, where, before, now in changed_inputs(sent, after, names)[:1]:
+        if where is None:
+            kind = kind_of(now)
+            zh, en = f"成了{kind.zh}", f"became {kind.en}"
+        else:
+            zh = f"{entry(name, where)} 从 {before:.4g} 变成了 {now:.4g}"
+            en = f"{entry(name, where)} went from {before:.4g} to {now:.4g}"
+        fail(f"{what} 原地修改了它的输入 {name}（{zh}）。对输入做原地运算（{name} *= …、{name} += …、"
+             f"{name}.masked_fill_(…) 这样带下划线的方法）会把调用者手里的张量也一起改掉，而模型的其余部分还要用它。"
+             f"请用不原地修改的写法，它生成一个新张量：{name} = {name} * …、{name}.masked_fill(…)（不带下划线）",
+             f"{what} changed its input {name} in place ({en}). An in-place operation on an "
+             f"input ({name} *= …, {name} += …, or a method with a trailing underscore such as "
+             f"{name}.masked_fill_(…)) changes the caller's tensor too, which the rest of a "
+             f"model still uses. Use the out-of-place form, which makes a new tensor: {name} = "
+             f"{name} * …, {name}.masked_fill(…) (no underscore)")
+
+
+# -- shown work: how a call computes, verified by replaying its record here (grading.replay) --------
 
 # Two batch sizes and three lengths, one long: a loop of a fixed number of steps (64 steps, or
 # block_size, whatever T is) must take at least as many as the longest T, and its record is then
@@ -431,6 +468,29 @@ def shortcut_diagnosis(shown, key):
                          "may be right, but this lesson asks you to take every step yourself: dot "
                          "products, scaling, the mask, softmax, the weighted sum, each one visible")
     return None
+
+
+def modifies_input_diagnosis(exercise, function, names, fix):
+    """The values are right at every graded size, but the call changes its inputs in place
+    (test_inputs_unchanged). Nothing here says the values are right: the in-place change may
+    also break autograd, and that crash may be what the learner sees first."""
+    listed = ", ".join(names)
+    return Diagnosis(f"{exercise}.modifies_input",
+                     f"{function} 原地修改了它的输入 {listed}（*=、+=，或者 masked_fill_ 这样带下划线的方法）："
+                     "调用者手里的张量也被改掉了；如果 autograd 为求梯度存下的张量被覆盖，反向传播还会出错。"
+                     f"用不原地修改的写法生成新张量，例如 {fix}",
+                     f"{function} changes its input {listed} in place (*=, +=, or a method with a "
+                     "trailing underscore such as masked_fill_): the caller's tensor is changed "
+                     "too, and when a tensor autograd saved for the gradient is overwritten, the "
+                     f"backward pass fails as well. Make a new tensor instead, as in {fix}")
+
+
+def changed_everywhere(probe, scenario, shapes, names):
+    """For diagnoses: the names of the inputs that the learner's call changed at every one of
+    `shapes` (`scenario` gives the judge's copies and the worker's report, see call_inputs)."""
+    found = [{name for name, *_ in changed_inputs(*probe.submission(scenario, **shape), names)}
+             for shape in shapes]
+    return [name for name in names if all(name in f for f in found)]
 
 
 class Consistent:

@@ -4,9 +4,10 @@ import re
 import torch
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Consistent, Diagnosis, Way, expect_built_yourself, \
-    expect_close, expect_tensor, fail, hidden, named_slips, public, randn, shortcut_diagnosis, \
-    shown_work
+from grading.testkit import SHAPES, Consistent, Diagnosis, Way, changed_everywhere, \
+    expect_built_yourself, expect_close, expect_inputs_unchanged, expect_tensor, fail, hidden, \
+    lesson, modifies_input_diagnosis, named_slips, public, randn, same, \
+    shortcut_diagnosis, shown_work
 
 # Many scores, so that their variance is estimated within a few percent; head sizes drawn afresh
 # each run, one small and one large, and far from T (scaling by √T must not pass by chance).
@@ -23,6 +24,14 @@ def draw(gen, B, T, head_size):
 def scores(ex, gen, B, T, head_size):
     inputs = draw(gen, B, T, head_size)
     return ex.attention_scores(inputs["q"], inputs["k"])
+
+
+def inputs_after(ex, gen, B, T, head_size):
+    """The judge's copies of q and k, and q and k as the learner's call left them."""
+    inputs = draw(gen, B, T, head_size)
+    sent = [inputs["q"].clone(), inputs["k"].clone()]
+    _, after = ex.attention_scores.call_inputs(inputs["q"], inputs["k"])
+    return sent, after
 
 
 def variance_scores(ex, gen):
@@ -88,7 +97,16 @@ def test_built_yourself(submission):
     expect_built_yourself(submission(calls, head_size=8), "attention_scores")
 
 
-@hidden(7)
+@public(1, after=["test_shape"])
+def test_inputs_unchanged(submission):
+    """attention_scores leaves q and k as they were: no in-place operation on its inputs
+    attention_scores 不改动 q 和 k：不对输入做原地运算"""
+    for shape in shapes():
+        sent, after = submission(inputs_after, **shape)
+        expect_inputs_unchanged(sent, after, "attention_scores(q, k)", ("q", "k"))
+
+
+@hidden(6)
 def test_matches_reference(compare):
     """matches the reference on fresh random q and k, three shape sets
     在三组形状的全新随机 q、k 上与参考答案一致"""
@@ -117,6 +135,13 @@ SCORE_STEPS = {
             "算的是 k @ kᵀ：键和键比，查询没有用上。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的键的点积：q @ kᵀ",
             "k @ kᵀ was computed: keys matched against keys, and the queries unused. Row i, "
             "column j is query i dotted with key j: q @ kᵀ"),
+        Way("elementwise_product", lambda q, k: (q * k).sum(-1),
+            "算的是 (q * k).sum(-1)：逐元素相乘再求和，只得到每个位置和它自己的点积（分数表的对角线），形状是 (B, T)，"
+            "而不是 (B, T, T)。每一对位置 (i, j) 都要一个点积：q @ k.transpose(-2, -1)",
+            "(q * k).sum(-1) was computed: an elementwise product, summed, gives only each "
+            "position's dot product with itself (the diagonal of the table of scores), of shape "
+            "(B, T) instead of (B, T, T). Every pair (i, j) needs its dot product: "
+            "q @ k.transpose(-2, -1)"),
     ],
     "scale": [
         Way("sqrt_head_size", lambda n: n["head_size"] ** -0.5),
@@ -125,9 +150,19 @@ SCORE_STEPS = {
             "The scores are not scaled, just q @ kᵀ: they grow with head_size and the softmax "
             "becomes too extreme. Multiply by head_size ** -0.5"),
         Way("head_size_not_sqrt", lambda n: n["head_size"] ** -1.0,
-            "除以的是 head_size，而不是它的平方根：分数被压得太小，方差约为 1/head_size。乘以 head_size ** -0.5",
-            "Divided by head_size instead of its square root: the scores come out too small, "
-            "variance ≈ 1/head_size. Multiply by head_size ** -0.5"),
+            "分数被除以了 head_size，而不是它的平方根：要么除的是 head_size 本身，要么缩放了两次（q 已经乘过 "
+            "head_size ** -0.5，分数又乘了一次）。分数被压得太小，方差约为 1/head_size。只缩放一次：分数乘以 "
+            "head_size ** -0.5",
+            "The scores came out divided by head_size instead of its square root: either by "
+            "head_size itself, or scaled twice (q already multiplied by head_size ** -0.5, then "
+            "the scores once more). They come out too small, variance ≈ 1/head_size. Scale once: "
+            "multiply the scores by head_size ** -0.5"),
+        Way("head_size_over_2", lambda n: n["head_size"] ** -1.0 / 2,
+            "写成了 head_size ** -1/2：** 比 / 先算，所以这是 (head_size ** -1) / 2，即除以 2·head_size，"
+            "而不是除以 head_size 的平方根。写 head_size ** -0.5，或者加上括号 head_size ** (-1/2)",
+            "head_size ** -1/2 was written: ** binds tighter than /, so that is "
+            "(head_size ** -1) / 2, a division by 2·head_size, not by the square root of "
+            "head_size. Write head_size ** -0.5, or with parentheses head_size ** (-1/2)"),
         Way("times_sqrt_head_size", lambda n: n["head_size"] ** 0.5,
             "分数乘上了 √head_size，而不是除以它（写成了 head_size ** 0.5，或者除以 head_size ** -0.5）："
             "分数反而被放大了。乘以 head_size ** -0.5，即除以 head_size 的平方根",
@@ -191,7 +226,24 @@ def diagnose(probe):
     found = named_slips(SCORE_STEPS, draws(), "ex4.", most=2)
     if found:
         return found
+    if right_where_graded(probe):
+        changed = changed_everywhere(probe, inputs_after, shapes(), ("q", "k"))
+        if changed:
+            return modifies_input_diagnosis("ex4", "attention_scores", changed,
+                                            "q = q * head_size ** -0.5")
     return shortcut_diagnosis(probe.submission(calls, head_size=H), "ex4.shortcut")
+
+
+def right_where_graded(probe):
+    """For the diagnoses that say "the values are right": right at every graded size and at
+    the second draw's."""
+    for shape in [*shapes(), CONFIRM_SHAPE]:
+        got, _ = probe(scores, **shape)
+        inputs = probe.inputs(draw, **shape)
+        if not same(got, scaled_scores(inputs["q"].double(), inputs["k"].double(),
+                                       lesson(SCORE_STEPS), shape)):
+            return False
+    return True
 
 
 def transposed_3d(error, exercise):
@@ -218,8 +270,23 @@ def undefined_head_size(error, exercise, zh_where, en_where):
     return None
 
 
+def sqrt_of_int(error, exercise):
+    """torch.sqrt(head_size) of a Python int: torch.sqrt takes tensors only."""
+    frames = error.get("frames", [])
+    line = frames[-1][3] if frames and len(frames[-1]) > 3 else ""
+    if error.get("type") == "TypeError" and "must be Tensor, not int" in error.get("message", "") \
+            and re.search(r"\bsqrt\(", line):
+        return Diagnosis(f"{exercise}.sqrt_of_int",
+                         "torch.sqrt 只接受张量，而 head_size 是一个 Python 整数（q.shape[-1]）。"
+                         "求它的平方根用 head_size ** 0.5 或 math.sqrt(head_size)；或者直接乘以 head_size ** -0.5",
+                         "torch.sqrt takes only tensors, and head_size is a Python int "
+                         "(q.shape[-1]). Take its square root with head_size ** 0.5 or "
+                         "math.sqrt(head_size); or multiply by head_size ** -0.5 directly")
+    return None
+
+
 def diagnose_error(error):
-    return transposed_3d(error, "ex4") or undefined_head_size(
+    return transposed_3d(error, "ex4") or sqrt_of_int(error, "ex4") or undefined_head_size(
         error, "ex4",
         "attention_scores 只拿到 q 和 k，head_size 是它们最后一维的长度：head_size = q.shape[-1]",
         "attention_scores gets only q and k, and head_size is the length of their last "

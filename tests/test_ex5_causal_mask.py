@@ -5,9 +5,11 @@ import re
 import torch
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, SHOULD_BE, Consistent, Diagnosis, Way, \
-    expect_built_yourself, expect_close, expect_row_gradients, expect_tensor, fail, hidden, \
-    lesson, named_slips, public, randn, row_gradients, same, shortcut_diagnosis, shown_work, \
+from grading.judge import WorkerFailure
+from grading.testkit import LONG_T, SHAPES, SHOULD_BE, Consistent, Diagnosis, Way, \
+    changed_everywhere, expect_built_yourself, expect_close, expect_inputs_unchanged, \
+    expect_row_gradients, expect_tensor, fail, hidden, lesson, modifies_input_diagnosis, \
+    named_slips, public, randn, row_gradients, same, shortcut_diagnosis, shown_work, \
     upper_triangle
 
 SHAPE_NAMES = ("B", "T", "T")
@@ -21,6 +23,14 @@ def draw(gen, B, T):
 
 def weights(ex, gen, B, T):
     return ex.causal_softmax(draw(gen, B, T))
+
+
+def inputs_after(ex, gen, B, T):
+    """The judge's copy of the scores, and the scores as the learner's call left them."""
+    scores = draw(gen, B, T)
+    sent = [scores.clone()]
+    _, after = ex.causal_softmax.call_inputs(scores)
+    return sent, after
 
 
 def weights_with_future_changed(ex, gen, B, T):
@@ -176,7 +186,16 @@ def test_built_yourself(submission):
     expect_built_yourself(submission(calls), "causal_softmax")
 
 
-@hidden(5)
+@public(1, after=["test_shape"])
+def test_inputs_unchanged(submission):
+    """causal_softmax leaves the scores as they were: no in-place operation on its input
+    causal_softmax 不改动传进来的分数：不对输入做原地运算"""
+    for shape in shapes():
+        sent, after = submission(inputs_after, **shape)
+        expect_inputs_unchanged(sent, after, "causal_softmax(scores)", ("scores",))
+
+
+@hidden(4)
 def test_matches_reference(compare):
     """matches the reference on fresh random scores, three shape sets
     在三组形状的全新随机分数上与参考答案一致"""
@@ -340,8 +359,12 @@ def diagnose(probe):
     found = named_slips(MASK_STEPS, draws(), "ex5.", most=3)
     if found:
         return found
-    if same(got, masked_weights(scores, lesson(MASK_STEPS))) and right_where_graded(probe) \
-            and probe.submission(gradients, T=shape["T"])["grad"] is None:
+    right = same(got, masked_weights(scores, lesson(MASK_STEPS))) and right_where_graded(probe)
+    if right and changed_everywhere(probe, inputs_after, shapes(), ("scores",)):
+        return modifies_input_diagnosis(
+            "ex5", "causal_softmax", ["scores"],
+            'weights = scores.masked_fill(tril == 0, float("-inf"))')
+    if right and probe.submission(gradients, T=shape["T"])["grad"] is None:
         return Diagnosis("ex5.detached",
                          "数值是对的，但权重不带梯度：causal_softmax 里用了 torch.no_grad()、.detach() 或 .data。"
                          "在模型里，梯度要穿过 softmax 传回分数，查询和键才能学习",
@@ -349,7 +372,36 @@ def diagnose(probe):
                          ".detach() or .data inside causal_softmax. In a model the gradient must "
                          "flow through the softmax back to the scores, or the queries and keys "
                          "cannot learn")
-    return shortcut_diagnosis(probe.submission(calls), "ex5.shortcut")
+    try:
+        shown = probe.submission(calls)
+    except WorkerFailure as failure:  # right at every graded size, and a crash at a longer T
+        if right and failure.kind == "raised":
+            return fixed_size_mask(failure.error, "ex5", "scores.shape[-1]")
+        raise
+    return shortcut_diagnosis(shown, "ex5.shortcut")
+
+
+def fixed_size_mask(error, exercise, T_from):
+    """A mask of a fixed size N × N (torch.ones(8, 8), or head_size × head_size): right at every
+    graded length, which are all at most N, it no longer fits the scores at T = LONG_T (the long
+    sequence of the check for a loop). The sizes are those of the crash the learner sees there."""
+    message, frames = error.get("message", ""), error.get("frames", [])
+    line = frames[-1][3] if frames and len(frames[-1]) > 3 else ""
+    named = {int(n) for n in re.findall(r"\((\d+)\)", message)}
+    graded = max(s["T"] for s in SHAPES + [CONFIRM_SHAPE])
+    fixed = [n for n in named if graded <= n < LONG_T]
+    if "must match the size" in message and re.search(r"tril|mask|masked_fill|where", line) \
+            and len(named) == 2 and LONG_T in named and len(fixed) == 1:
+        n = fixed[0]
+        return Diagnosis(f"{exercise}.fixed_size_mask",
+                         f"掩码的大小是固定的 {n} × {n}，而不是 T × T：序列长度 T 不超过 {n} 时还能对上，"
+                         f"到了 T = {LONG_T} 就和 (T, T) 的分数对不上了。掩码要按这一次的长度来建：T = {T_from}，"
+                         "torch.tril(torch.ones(T, T))",
+                         f"The mask has a fixed size, {n} × {n}, instead of T × T: it fits while the "
+                         f"sequence has at most {n} positions, and at T = {LONG_T} it no longer "
+                         f"fits the (T, T) scores. Build it for this call's length: T = {T_from}, "
+                         "torch.tril(torch.ones(T, T))")
+    return None
 
 
 def mask_sized_by_batch(error, B, T, exercise):

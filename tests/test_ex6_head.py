@@ -6,14 +6,17 @@ import torch
 import torch.nn as nn
 
 from grading.i18n import Bi
-from grading.testkit import LONG_T, SHAPES, Consistent, Diagnosis, Way, draw_qkv, \
-    expect_built_yourself, expect_close, expect_no_loop, expect_repeatable, \
-    expect_row_gradients, expect_tensor, fail, finite, hidden, lesson, loops, named_slips, \
-    public, randn, row_gradients, same, set_linear, shortcut_diagnosis, shown_work, \
-    trainable_shapes
+from grading.judge import WorkerFailure
+from grading.testkit import LONG_T, SHAPES, Consistent, Diagnosis, Way, changed_everywhere, \
+    draw_qkv, expect_built_yourself, expect_close, expect_inputs_unchanged, expect_no_loop, \
+    expect_repeatable, expect_row_gradients, expect_tensor, fail, finite, hidden, lesson, loops, \
+    modifies_input_diagnosis, named_slips, public, randn, row_gradients, same, set_linear, \
+    shortcut_diagnosis, shown_work, trainable_shapes
 from test_ex3_qkv import layer_shape_diagnosis
-from test_ex4_scaling import SCORE_STEPS, scaled_scores, transposed_3d, undefined_head_size
-from test_ex5_causal_mask import MASK_STEPS, mask_sized_by_batch, masked_weights
+from test_ex4_scaling import SCORE_STEPS, scaled_scores, sqrt_of_int, transposed_3d, \
+    undefined_head_size
+from test_ex5_causal_mask import MASK_STEPS, fixed_size_mask, mask_sized_by_batch, \
+    masked_weights
 
 OUT_NAMES = ("B", "T", "head_size")
 LONG = {**SHAPES[0], "T": LONG_T, "block_size": LONG_T + 8}  # T far beyond the other shapes
@@ -38,6 +41,22 @@ def forward(ex, gen, B, T, n_embd, head_size, block_size, zero_input=False):
     x = torch.zeros_like(inputs["x"]) if zero_input else inputs["x"]
     with torch.no_grad():
         return head(x)  # (B, T, head_size)
+
+
+def inputs_after(ex, gen, B, T, n_embd, head_size, block_size):
+    """The judge's copy of x, and x as the learner's forward left it."""
+    inputs = draw(gen, B, T, n_embd, head_size)
+    head = build(ex, inputs, n_embd, head_size, block_size)
+    sent = [inputs["x"].clone()]
+    _, after = head.call_inputs(inputs["x"])
+    return sent, after
+
+
+def twice(ex, gen, B, T, n_embd, head_size, block_size):
+    """forward's outputs for the same x, twice."""
+    inputs = draw(gen, B, T, n_embd, head_size)
+    head = build(ex, inputs, n_embd, head_size, block_size)
+    return head(inputs["x"]), head(inputs["x"])
 
 
 def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_size):
@@ -243,7 +262,16 @@ def test_built_yourself(submission):
                           "Head.forward")
 
 
-@hidden(4)
+@public(1, after=["test_shape"])
+def test_inputs_unchanged(submission):
+    """forward leaves x as it was: no in-place operation on its input
+    forward 不改动传进来的 x：不对输入做原地运算"""
+    for shape in SHAPES:
+        sent, after = submission(inputs_after, **sizes(shape))
+        expect_inputs_unchanged(sent, after, "forward(x)", ("x",))
+
+
+@hidden(3)
 def test_matches_reference(compare):
     """matches the reference on fresh random inputs, three shape sets and a long sequence
     在三组形状和一个长序列的全新随机输入上与参考答案一致"""
@@ -325,6 +353,16 @@ HEAD_STEPS = {
         "The scaling uses block_size (the longest context) instead of head_size (the length of "
         "q and k). The dot products are between head_size-long q and k, so multiply by "
         "head_size ** -0.5")],
+    "scaled_at": [
+        Way("scores", "scores"),
+        Way("scaled_after_softmax", "weights",
+            "缩放放在了 softmax 之后：乘的是权重，而不是分数。这样 softmax 仍然作用在没缩放的大分数上，过于极端，"
+            "而且每一行加起来不再是 1。课文的顺序：分数 = q @ kᵀ · head_size^-0.5，然后掩码，再 softmax",
+            "The scaling comes after softmax: the weights were scaled, not the scores. The "
+            "softmax then still works on the large unscaled scores, too extreme, and the rows no "
+            "longer sum to 1. The lesson's order: scores = q @ kᵀ · head_size^-0.5, then the "
+            "mask, then softmax"),
+    ],
     **MASK_STEPS,
     "values": [
         Way("v", lambda w, x, q, k, v: w @ v),
@@ -364,12 +402,19 @@ def head_computation(inputs, block_size):
 
     def compute(pick):
         q, k, v = pick["layers"](*projections)
-        made_by = (pick["layers"], pick["product"], pick["scale"])
+        n = dict(B=B, T=T, C=C, head_size=q.shape[-1], block_size=block_size)
+        later = pick["scaled_at"] == "weights"  # the scale is applied to the weights instead
+        made_by = (pick["layers"], pick["product"], None if later else pick["scale"])
         if made_by not in scores_made:
-            scores_made[made_by] = scaled_scores(q, k, pick, dict(
-                B=B, T=T, C=C, head_size=q.shape[-1], block_size=block_size))
-        return pick["values"](masked_weights(scores_made[made_by], pick), x, q, k, v)
+            scores_made[made_by] = scaled_scores(
+                q, k, {**pick, "scale": UNSCALED} if later else pick, n)
+        weights = masked_weights(scores_made[made_by], pick)
+        return pick["values"](weights * pick["scale"](n) if later else weights, x, q, k, v)
     return compute
+
+
+def UNSCALED(n):
+    return 1.0
 
 
 # The sizes of the diagnosis's draws: every size differs from the others (block_size too), and
@@ -388,12 +433,49 @@ def right_where_graded(probe):
     return True
 
 
+def at(probe, scenario, shape, **params):
+    """probe(scenario) at the sizes of `shape`; a crash of the learner's code carries them (the
+    cause of a crash names the sizes of the call that crashed, see diagnose_error)."""
+    try:
+        return probe(scenario, **sizes(shape), **params)
+    except WorkerFailure as failure:
+        if failure.kind == "raised" and isinstance(failure.error, dict):
+            failure.error = {**failure.error, "sizes": sizes(shape)}
+        raise
+
+
+def returned_tuple(outputs):
+    """(out, weights) returned, as Hugging Face's and Raschka's heads do: out right at every
+    graded size. `outputs`: [(the learner's output, the lesson's), …]."""
+    for got, want in outputs:
+        if not (isinstance(got, (tuple, list)) and len(got) == 2 and same(got[0], want)):
+            return None
+    outputs = [got for got, _ in outputs]
+    return Diagnosis("ex6.returns_a_tuple",
+                     f"forward 返回了 {len(outputs[0])} 项的 {type(outputs[0]).__name__}（例如 (out, weights)，"
+                     "有些实现会把注意力权重一起交出来）：第一项是对的，但这个注意力头只返回 out，"
+                     "一个 (B, T, head_size) 的张量：return out",
+                     f"forward returns a {type(outputs[0]).__name__} of {len(outputs[0])} (such as "
+                     "(out, weights): some implementations hand the attention weights out too): its "
+                     "first item is right, but this head returns only out, one (B, T, head_size) "
+                     "tensor: return out")
+
+
 def diagnose(probe):
     shape = DIAGNOSE_SHAPE
+    # First the graded sizes, in test_shape's order: a crash here is the one the learner sees.
+    graded = []
+    for size in SHAPES:
+        output, _ = at(probe, forward, size)
+        inputs = probe.inputs(draw, **{k: size[k] for k in ("B", "T", "n_embd", "head_size")})
+        graded.append((output, head_computation(inputs, size["block_size"])(lesson(HEAD_STEPS))))
+    found = returned_tuple(graded)
+    if found:
+        return found
 
     def draws():  # the learner's output and the judge's computation of it, draw after draw
         for size in (DIAGNOSE_SHAPE, CONFIRM_SHAPE):
-            output, _ = probe(forward, **sizes(size))
+            output, _ = at(probe, forward, size)
             inputs = probe.inputs(draw, **{k: size[k] for k in ("B", "T", "n_embd", "head_size")})
             yield output, head_computation(inputs, size["block_size"])
     first = draws()
@@ -419,8 +501,14 @@ def diagnose(probe):
                          "would change it and could let the future back in. Keep it with "
                          "self.register_buffer(\"tril\", …): it moves with the module but is not "
                          "trained")
+    if right and changed_everywhere(probe, inputs_after, [sizes(s) for s in SHAPES], ("x",)):
+        return modifies_input_diagnosis("ex6", "Head.forward", ["x"], "x = x + …")
     grads = probe.submission(learning, **sizes(shape))
     cut = [what for what, grad in grads.items() if what != "x" and grad is None]
+    if cut and not right:
+        first, again = probe.submission(twice, **sizes(shape))
+        if isinstance(first, torch.Tensor) and not same(first, again):
+            return layers_in_forward(cut)
     if cut and right:
         return Diagnosis("ex6.detached",
                          f"数值是对的，但 {'、'.join(cut)} 得不到梯度：forward 里用了 .detach()、.data 或 "
@@ -430,7 +518,12 @@ def diagnose(probe):
                          ".detach(), .data or torch.no_grad() in forward. In training the "
                          "gradient must flow from the loss back to the query, key and value "
                          "weights, or the model cannot learn")
-    shown = probe.submission(calls, **layer_sizes)
+    try:
+        shown = probe.submission(calls, **layer_sizes)
+    except WorkerFailure as failure:  # right at every graded size, and a crash at a longer T
+        if right and failure.kind == "raised":
+            return fixed_size_mask(failure.error, "ex6", "x.shape[1]")
+        raise
     if right and loops(shown):
         return Diagnosis("ex6.loop",
                          "结果是对的，但 forward 对位置做了 Python 循环。一次矩阵乘法 weights @ v 就同时算出了所有位置，"
@@ -441,19 +534,65 @@ def diagnose(probe):
     return shortcut_diagnosis(shown, "ex6.shortcut")
 
 
-def diagnose_error(error):
+def layers_in_forward(cut):
+    return Diagnosis("ex6.layers_in_forward",
+                     f"forward 每次运行都新建了 nn.Linear：{', '.join(cut)} 从来没有被用到（它得不到梯度），"
+                     "而且同一个 x 调用两次，输出也不一样（每次都是新的随机权重）。层要在 __init__ 里建好："
+                     "self.query = nn.Linear(n_embd, head_size, bias=False)；forward 里只使用它们：q = self.query(x)",
+                     f"forward makes a new nn.Linear each time it runs: {', '.join(cut)} "
+                     f"{'is' if len(cut) == 1 else 'are'} never used (no gradient reaches "
+                     f"{'it' if len(cut) == 1 else 'them'}), and two calls on the same x give "
+                     "different outputs (new random weights each time). Layers are made in "
+                     "__init__, self.query = nn.Linear(n_embd, head_size, bias=False); forward "
+                     "only uses them: q = self.query(x)")
+
+
+def mask_sized_by_head_size(error, size):
+    """The tril buffer made head_size × head_size: it fits T up to head_size only. The crash is at
+    a graded size where T > head_size, and its message names T and head_size, a number that is
+    no other size of that call."""
     message, frames = error.get("message", ""), error.get("frames", [])
-    block, T = DIAGNOSE_SHAPE["block_size"], DIAGNOSE_SHAPE["T"]
-    sizes_named = set(re.findall(r"\((\d+)\)", message))
-    if frames and frames[-1][2] == "forward" and {str(block), str(T)} <= sizes_named:
+    T, H = size["T"], size["head_size"]
+    named = set(re.findall(r"\d+", message))
+    others = {size["B"], size["n_embd"], size["block_size"], T}
+    if frames and frames[-1][2] == "forward" and T > H and H not in others \
+            and {str(T), str(H)} <= named:
+        return Diagnosis("ex6.mask_sized_by_head_size",
+                         f"掩码是按 head_size = {H} 建的，而不是按 block_size = {size['block_size']}："
+                         f"torch.tril(torch.ones(head_size, head_size)) 只容得下 {H} 个位置，这次的序列有 T = {T} 个字。"
+                         "掩码管的是位置，不是向量的长度：register_buffer(\"tril\", torch.tril(torch.ones(block_size, "
+                         "block_size)))，用时切成 self.tril[:T, :T]",
+                         f"The mask was built for head_size = {H}, not block_size = "
+                         f"{size['block_size']}: torch.tril(torch.ones(head_size, head_size)) holds "
+                         f"{H} positions, and this sequence has T = {T} characters. The mask is about "
+                         "positions, not the length of a vector: register_buffer(\"tril\", "
+                         "torch.tril(torch.ones(block_size, block_size))), sliced to "
+                         "self.tril[:T, :T] when used")
+    return None
+
+
+def tril_not_sliced(error, size):
+    message, frames = error.get("message", ""), error.get("frames", [])
+    block, T = size["block_size"], size["T"]
+    if frames and frames[-1][2] == "forward" and block != T \
+            and set(re.findall(r"\((\d+)\)", message)) == {str(block), str(T)}:
         return Diagnosis("ex6.tril_not_sliced",
                          f"掩码没有切成 T × T：tril 是按 block_size = {block} 个位置建的，而这次的序列只有 "
                          f"T = {T} 个字。用之前把它的行和列都切到 T：self.tril[:T, :T]",
                          f"The mask was not cut to T × T: tril is built for block_size = {block} "
                          f"positions, but this sequence has only T = {T} characters. Cut both "
                          "its rows and its columns to T before using it: self.tril[:T, :T]")
-    return layer_shape_diagnosis(error, "ex6") or mask_sized_by_batch(
-        error, DIAGNOSE_SHAPE["B"], T, "ex6") or transposed_3d(error, "ex6") or undefined_head_size(
+    return None
+
+
+def diagnose_error(error):
+    """The cause of a crash. The causes that name sizes need the sizes of the call that crashed
+    (`at` gives them): the learner sees that crash, and its sizes, first."""
+    size = error.get("sizes")
+    sized = size and (tril_not_sliced(error, size) or mask_sized_by_head_size(error, size)
+                      or mask_sized_by_batch(error, size["B"], size["T"], "ex6"))
+    return sized or layer_shape_diagnosis(error, "ex6") or transposed_3d(error, "ex6") \
+        or sqrt_of_int(error, "ex6") or undefined_head_size(
             error, "ex6",
             "__init__ 的参数 head_size 在 forward 里看不到。可以从张量上取：head_size = k.shape[-1]"
             "（或 q.shape[-1]），或者在 __init__ 里存下来：self.head_size = head_size",

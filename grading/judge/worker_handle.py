@@ -153,7 +153,7 @@ class ExerciseWorker:
         self.printed.append(output)
         if kind == "error":
             raise WorkerFailure("raised", raised_text(value), error=value)
-        problem = reply_problem(message.get("op"), value)
+        problem = reply_problem(message.get("op"), value, len(message.get("args") or []))
         if problem:
             raise self._end_sticky(garbled(problem))
         return value

@@ -13,6 +13,7 @@ from enum import Enum
 
 class Op(str, Enum):
     CALL = "call"  # construct an object or call a function or method on the judge's arguments
+    CALL_INPUTS = "call_inputs"  # a call, and its tensor arguments as the call left them
     SET = "set"  # set a named tensor of an object (a layer's weight) to the judge's
     INSPECT = "inspect"  # what an attribute path of an object holds: its type, shape, grad
     PARAMETERS = "parameters"  # every parameter of an object: [path, shape, requires_grad]
@@ -28,15 +29,16 @@ class Op(str, Enum):
         return self.value
 
 
-EXECUTOR = frozenset({Op.CALL, Op.SET, Op.INSPECT, Op.PARAMETERS, Op.VJP, Op.TRACE})
+EXECUTOR = frozenset({Op.CALL, Op.CALL_INPUTS, Op.SET, Op.INSPECT, Op.PARAMETERS, Op.VJP, Op.TRACE})
 
 
 def _is_shape(value):
     return isinstance(value, list) and all(type(n) is int for n in value)
 
 
-def reply_problem(op, value):
-    """What is wrong with a worker's reply to `op` (an Executor's reply), or ""."""
+def reply_problem(op, value, sent=None):
+    """What is wrong with a worker's reply to `op` (an Executor's reply), or "". `sent`: the
+    number of arguments the request sent (a CALL_INPUTS reply gives each one back)."""
     if op in (Op.SET, Op.INSPECT):
         ok = isinstance(value, dict) and set(value) <= {"type", "shape", "requires_grad",
                                                         "missing"} \
@@ -52,6 +54,12 @@ def reply_problem(op, value):
                                                         "parameter_grads"} \
             and isinstance(value["input_grads"], (list, type(None))) \
             and isinstance(value["parameter_grads"], (dict, type(None)))
+    elif op == Op.CALL_INPUTS:  # the output is whatever the learner's code returns
+        import torch  # here only: the worker side's wire is imported before torch
+        ok = isinstance(value, dict) and set(value) == {"output", "args"} \
+            and isinstance(value["args"], list) \
+            and (sent is None or len(value["args"]) == sent) \
+            and all(a is None or type(a) is torch.Tensor for a in value["args"])
     elif op == Op.TRACE:  # its contents are checked by grading.judge.replay, which trusts none of it
         ok = isinstance(value, dict) and set(value) == {"ops", "output", "truncated"}
     else:

@@ -64,6 +64,15 @@ class Executor:
             return self._result(target, target(*self._arguments(request),
                                                **request.get("kwargs", {})))
 
+    def call_inputs(self, request):
+        """A call, and its arguments as they are after it: {"output", "args"}, each tensor
+        argument as the call left it (None for an argument that is no tensor), so that the judge
+        can see whether the call changed its inputs in place."""
+        args = self._arguments(request)  # the very objects the call gets
+        output = self.call(request)
+        return {"output": output, "args": [a if isinstance(a, torch.Tensor) else None
+                                           for a in args]}
+
     def _resolve(self, handle, path):
         """(the object at handle's dotted path, "") or (None, the first name that is missing)."""
         obj = self.objects[handle]

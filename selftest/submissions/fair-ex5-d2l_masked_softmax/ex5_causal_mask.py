@@ -3,6 +3,8 @@
 Modelled on d2l-ai/d2l-en (def sequence_mask, `X[~mask] = value` in place; def masked_softmax
 with 2-D valid_lens reshaped to (-1,) and -1e6 for masked entries; the transformer decoder's
 dec_valid_lens = torch.arange(1, num_steps + 1).repeat(batch_size, 1)), MIT-0. Re-typed.
+sequence_mask writes into X in place; in d2l, X is a fresh product of the queries and keys, so
+causal_softmax here hands it a copy of the caller's scores (which it must leave as they are).
 Right: 20/20 expected.
 """
 import torch
@@ -33,4 +35,4 @@ def masked_softmax(X, valid_lens):
 def causal_softmax(scores):
     batch_size, num_steps, _ = scores.shape
     dec_valid_lens = torch.arange(1, num_steps + 1, device=scores.device).repeat(batch_size, 1)
-    return masked_softmax(scores, dec_valid_lens)
+    return masked_softmax(scores.clone(), dec_valid_lens)
