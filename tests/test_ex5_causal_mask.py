@@ -5,7 +5,7 @@ import re
 import torch
 
 from grading.i18n import Bi
-from grading.judge import WorkerFailure
+from grading.errors import WorkerFailure
 from grading.testkit import LONG_T, SHAPES, SHOULD_BE, Consistent, Diagnosis, Way, \
     changed_everywhere, expect_built_yourself, expect_close, expect_inputs_unchanged, \
     expect_row_gradients, expect_tensor, fail, hidden, lesson, modifies_input_diagnosis, \

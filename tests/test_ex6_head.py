@@ -6,7 +6,7 @@ import torch
 import torch.nn as nn
 
 from grading.i18n import Bi
-from grading.judge import WorkerFailure
+from grading.errors import WorkerFailure
 from grading.testkit import LONG_T, SHAPES, Consistent, Diagnosis, Way, changed_everywhere, \
     draw_qkv, expect_built_yourself, expect_close, expect_inputs_unchanged, expect_no_loop, \
     expect_repeatable, expect_row_gradients, expect_tensor, fail, finite, hidden, lesson, loops, \
