@@ -192,6 +192,12 @@ def entry(what, index, lang="en"):
     return f"{what} 在 {index_text(index)} 处" if lang == "zh" else f"{what} at {index_text(index)}"
 
 
+def sequence_name(value):
+    """A tuple or a list, as a Chinese sentence names it: 元组（tuple）, 列表（list）."""
+    name = type(value).__name__
+    return f"{'元组' if isinstance(value, tuple) else '列表'}（{name}）"
+
+
 def kind_of(value):
     if isinstance(value, (NotATensor, Remote)):
         return Bi(f"一个 {value.type_name}", f"a {value.type_name}")
@@ -199,7 +205,7 @@ def kind_of(value):
         return Bi(f"一个形状为 {shape_text(value.shape)} 的张量",
                   f"one tensor of shape {shape_text(value.shape)}")
     if isinstance(value, (tuple, list)):
-        return Bi(f"一个含 {len(value)} 项的 {type(value).__name__}",
+        return Bi(f"一个含 {len(value)} 项的{sequence_name(value)}",
                   f"a {type(value).__name__} of {len(value)}")
     return Bi("None", "None") if value is None else Bi(f"一个 {type(value).__name__}",
                                                        f"a {type(value).__name__}")

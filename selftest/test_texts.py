@@ -42,7 +42,7 @@ def test_every_check_is_named_in_both_languages(path):
 
 
 @pytest.mark.parametrize("name", ["fail", "Bi", "Diagnosis", "Mismatch"])
-@pytest.mark.parametrize("path", [*TEST_FILES, *sorted((ROOT / "grading").rglob("*.py"))],
+@pytest.mark.parametrize("path", [*TEST_FILES, ROOT / "tests" / "lesson_steps.py", *sorted((ROOT / "grading").rglob("*.py"))],
                          ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_message_has_both_languages(path, name):
     for call in calls(path, name):
@@ -110,6 +110,7 @@ CODE_SPANS = re.compile("|".join([
     r"\b\w*(?:Error|Exception|Warning|Exit|Interrupt)\b:[^，。；！？（）“”\u4e00-\u9fff]*",
     r"[\w.]*\[[^\]\u4e00-\u9fff]*\]",
     r"[\w.]*\([^()\u4e00-\u9fff]*\)",
+    r"（[A-Za-z_][\w.]*）",  # a Python name as the gloss of a Chinese one: 元组（tuple）
     r"[\w.{}-]*/[\w./{}-]*",
     r"[\w{}]*(?:\.[\w{}]+)+",
     r"\{\}",
@@ -169,7 +170,8 @@ def test_the_scan_finds_english_in_chinese_and_spares_code():
                  "无法导入 ex3_qkv.py：SyntaxError: expected ':' (ex3_qkv.py, line 45)",
                  "nn.Linear(n_embd, head_size, bias=False) 没有偏置；q、k、v 的形状是 (B, T, head_size)",
                  "运行 python grader.py hint 5 2，或者加上 --seed 3", "用 PyTorch 算 softmax 得到 NaN",
-                 "self.query.weight、self.key.weight 得不到梯度", "`F.softmax` 少了 dim"):
+                 "self.query.weight、self.key.weight 得不到梯度", "`F.softmax` 少了 dim",
+                 "返回的却是一个含 2 项的元组（tuple）"):
         assert latin_words(text) == [], (text, latin_words(text))
 
 
@@ -181,7 +183,7 @@ def literal_or_sum(node):
     return literal_text(node)
 
 
-LEARNER_FILES = [*TEST_FILES, *sorted((ROOT / "grading").rglob("*.py")), ROOT / "grader.py"]
+LEARNER_FILES = [*TEST_FILES, ROOT / "tests" / "lesson_steps.py", *sorted((ROOT / "grading").rglob("*.py")), ROOT / "grader.py"]
 
 
 @pytest.mark.parametrize("path", LEARNER_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())

@@ -1,9 +1,9 @@
 """Exercise 3 · query, key, value (查询、键、值): three Linear(n_embd, head_size, bias=False)."""
 import torch
 
-from grading.i18n import Bi
 from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_sequence, \
     draw_qkv, expect_tensor, fail, finite, hidden, public, raises, randn, set_linear
+from lesson_steps import layer_shape_diagnosis
 
 NAMES = ("q", "k", "v")
 LAYERS = ("query", "key", "value")  # the layer that makes each
@@ -197,27 +197,6 @@ def layers_diagnosis(built, parameters, after_forward, shape):
                      "as self.query.weight, self.key.weight and self.value.weight (exercise 6's "
                      "Head uses these names too). Rename them self.query, self.key, self.value")
 
-
-def layer_shape_diagnosis(error, exercise):
-    """A layer that is not nn.Linear(n_embd, head_size), from the shape set_linear found."""
-    if error.get("key") != "linear_shape":
-        return None
-    shape, n_embd, head_size = tuple(error["shape"]), error["n_embd"], error["head_size"]
-    if shape == (n_embd, head_size):  # weight (out, in): nn.Linear(head_size, n_embd)
-        return Diagnosis(f"{exercise}.layer_shape",
-                         "某个线性层的输入输出维度写反了：nn.Linear 的第一个参数是输入维度 n_embd，"
-                         "第二个是输出维度 head_size",
-                         "A linear layer has its dimensions the wrong way round: nn.Linear takes "
-                         "the input size n_embd first, then the output size head_size")
-    if shape == (n_embd, n_embd):
-        name = error["layer"]
-        return Diagnosis(f"{exercise}.layer_out_n_embd",
-                         f"self.{name} 是 nn.Linear(n_embd, n_embd)：它的输出长度应当是 head_size，不是 n_embd。"
-                         f"查询、键、值都是 head_size 维的向量：nn.Linear(n_embd, head_size, bias=False)",
-                         f"self.{name} is an nn.Linear(n_embd, n_embd): its output length must be "
-                         "head_size, not n_embd. Queries, keys and values are head_size-long "
-                         "vectors: nn.Linear(n_embd, head_size, bias=False)")
-    return None
 
 
 def diagnose_error(error):

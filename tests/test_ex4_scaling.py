@@ -1,13 +1,14 @@
 """Exercise 4 · scaled dot-product scores (缩放): q @ kᵀ · head_size^-0.5, shape (B, T, T)."""
-import re
 
 import torch
 
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Consistent, Diagnosis, Way, changed_everywhere, \
+from grading.testkit import SHAPES, Consistent, Diagnosis, changed_everywhere, \
     expect_built_yourself, expect_close, expect_inputs_unchanged, expect_tensor, fail, hidden, \
     lesson, modifies_input_diagnosis, named_slips, public, randn, same, \
     shortcut_diagnosis, shown_work
+from lesson_steps import SCORE_STEPS, scaled_scores, sqrt_of_int, transposed_3d, \
+    undefined_head_size
 
 # Many scores, so that their variance is estimated within a few percent; head sizes drawn afresh
 # each run, one small and one large, and far from T (scaling by √T must not pass by chance).
@@ -120,84 +121,6 @@ def test_matches_reference(compare):
 # first). Exercise 6's head reuses these steps. A scale is a function of the sizes n = {"B", "T",
 # "C", "head_size"} (C, n_embd, only inside the head).
 
-SCORE_STEPS = {
-    "product": [
-        Way("q_at_k", lambda q, k: q @ k.transpose(-2, -1)),
-        Way("k_at_q", lambda q, k: k @ q.transpose(-2, -1),
-            "分数表被转置了：算的是 k @ qᵀ。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的键的点积：q @ kᵀ",
-            "The table of scores is transposed: k @ qᵀ was computed. Row i, column j is query i "
-            "dotted with key j: q @ kᵀ"),
-        Way("q_at_q", lambda q, k: q @ q.transpose(-2, -1),
-            "算的是 q @ qᵀ：查询和查询比，键没有用上。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的键的点积：q @ kᵀ",
-            "q @ qᵀ was computed: queries matched against queries, and the keys unused. Row i, "
-            "column j is query i dotted with key j: q @ kᵀ"),
-        Way("k_at_k", lambda q, k: k @ k.transpose(-2, -1),
-            "算的是 k @ kᵀ：键和键比，查询没有用上。第 i 行第 j 列应是第 i 个字的查询与第 j 个字的键的点积：q @ kᵀ",
-            "k @ kᵀ was computed: keys matched against keys, and the queries unused. Row i, "
-            "column j is query i dotted with key j: q @ kᵀ"),
-        Way("elementwise_product", lambda q, k: (q * k).sum(-1),
-            "算的是 (q * k).sum(-1)：逐元素相乘再求和，只得到每个位置和它自己的点积（分数表的对角线），形状是 (B, T)，"
-            "而不是 (B, T, T)。每一对位置 (i, j) 都要一个点积：q @ k.transpose(-2, -1)",
-            "(q * k).sum(-1) was computed: an elementwise product, summed, gives only each "
-            "position's dot product with itself (the diagonal of the table of scores), of shape "
-            "(B, T) instead of (B, T, T). Every pair (i, j) needs its dot product: "
-            "q @ k.transpose(-2, -1)"),
-    ],
-    "scale": [
-        Way("sqrt_head_size", lambda n: n["head_size"] ** -0.5),
-        Way("not_scaled", lambda n: 1.0,
-            "分数没有缩放，是 q @ kᵀ 本身：数值会随 head_size 变大，softmax 会变得过于极端。乘以 head_size ** -0.5",
-            "The scores are not scaled, just q @ kᵀ: they grow with head_size and the softmax "
-            "becomes too extreme. Multiply by head_size ** -0.5"),
-        Way("head_size_not_sqrt", lambda n: n["head_size"] ** -1.0,
-            "分数被除以了 head_size，而不是它的平方根：要么除的是 head_size 本身，要么缩放了两次（q 已经乘过 "
-            "head_size ** -0.5，分数又乘了一次）。分数被压得太小，方差约为 1/head_size。只缩放一次：分数乘以 "
-            "head_size ** -0.5",
-            "The scores came out divided by head_size instead of its square root: either by "
-            "head_size itself, or scaled twice (q already multiplied by head_size ** -0.5, then "
-            "the scores once more). They come out too small, variance ≈ 1/head_size. Scale once: "
-            "multiply the scores by head_size ** -0.5"),
-        Way("head_size_over_2", lambda n: n["head_size"] ** -1.0 / 2,
-            "写成了 head_size ** -1/2：** 比 / 先算，所以这是 (head_size ** -1) / 2，即除以 2·head_size，"
-            "而不是除以 head_size 的平方根。写 head_size ** -0.5，或者加上括号 head_size ** (-1/2)",
-            "head_size ** -1/2 was written: ** binds tighter than /, so that is "
-            "(head_size ** -1) / 2, a division by 2·head_size, not by the square root of "
-            "head_size. Write head_size ** -0.5, or with parentheses head_size ** (-1/2)"),
-        Way("times_sqrt_head_size", lambda n: n["head_size"] ** 0.5,
-            "分数乘上了 √head_size，而不是除以它（写成了 head_size ** 0.5，或者除以 head_size ** -0.5）："
-            "分数反而被放大了。乘以 head_size ** -0.5，即除以 head_size 的平方根",
-            "The scores were multiplied by √head_size instead of divided by it (head_size ** 0.5, "
-            "or a division by head_size ** -0.5): they grow instead of shrinking. Multiply by "
-            "head_size ** -0.5, that is divide by the square root of head_size"),
-        Way("scaled_by_T", lambda n: n["T"] ** -0.5,
-            "除以的是 √T（序列长度 q.shape[1]），而不是 √head_size（向量长度 q.shape[-1]）。点积随向量长度变大，"
-            "所以按 head_size 缩放",
-            "Scaled by √T (the sequence length, q.shape[1]) instead of √head_size (the vector "
-            "length, q.shape[-1]). Dot products grow with the vector length, so scale by "
-            "head_size"),
-        Way("scaled_by_B", lambda n: n["B"] ** -0.5,
-            "除以的是 √B（批量大小 q.shape[0]），而不是 √head_size（向量长度 q.shape[-1]）。点积随向量长度变大，"
-            "所以按 head_size 缩放",
-            "Scaled by √B (the batch size, q.shape[0]) instead of √head_size (the vector length, "
-            "q.shape[-1]). Dot products grow with the vector length, so scale by head_size"),
-    ],
-    "then": [  # what comes after the scaling in attention_scores (exercise 6 has its own steps)
-        Way("scores", None),
-        Way("softmax_too_early", "softmax",
-            "attention_scores 已经做了 softmax：这一步只算缩放后的分数 q @ kᵀ · head_size^-0.5。"
-            "掩码和 softmax 是下一步（因果掩码）的事，掩码必须在 softmax 之前",
-            "attention_scores already applies softmax: this step computes only the scaled scores, "
-            "q @ kᵀ · head_size^-0.5. The mask and the softmax belong to the next step (因果掩码, "
-            "the causal mask), and the mask must come before the softmax"),
-    ],
-}
-
-
-def scaled_scores(q, k, pick, n):
-    """The scores (B, T, T) that the ways in `pick` make of q and k (float64, in the judge)."""
-    scores = pick["product"](q, k) * pick["scale"](n)
-    return scores.softmax(dim=-1) if pick.get("then") == "softmax" else scores
-
 
 DIAGNOSE_SHAPE = dict(B=2, T=5, head_size=8)  # T != head_size != B, no one a square of another
 CONFIRM_SHAPE = dict(B=3, T=7, head_size=5)  # the second draw: other sizes, the same property
@@ -245,44 +168,6 @@ def right_where_graded(probe):
             return False
     return True
 
-
-def transposed_3d(error, exercise):
-    """`k.T` on a (B, T, head_size) tensor: it reverses all three dimensions."""
-    frames = error.get("frames", [])
-    line = frames[-1][3] if frames and len(frames[-1]) > 3 else ""
-    if re.search(r"\w\.T\b", line) and "must match the size" in error.get("message", ""):
-        return Diagnosis(f"{exercise}.T_on_3d",
-                         "k.T 作用在三维的 (B, T, head_size) 张量上，会把三个维度全部倒过来，变成 (head_size, T, B)，"
-                         "而不只是交换最后两维（PyTorch 也会警告：x.T 用在非二维张量上已被弃用）。"
-                         "要交换最后两维：k.transpose(-2, -1)，或者 k.mT",
-                         "k.T on a 3-D (B, T, head_size) tensor reverses all three dimensions, "
-                         "giving (head_size, T, B), not just the last two (PyTorch warns that x.T "
-                         "on tensors that are not 2-D is deprecated). Swap the last two: "
-                         "k.transpose(-2, -1), or k.mT")
-    return None
-
-
-def undefined_head_size(error, exercise, zh_where, en_where):
-    if error.get("type") == "NameError" and "'head_size'" in error.get("message", ""):
-        return Diagnosis(f"{exercise}.head_size_undefined",
-                         f"head_size 没有定义：{zh_where}",
-                         f"head_size is not defined: {en_where}")
-    return None
-
-
-def sqrt_of_int(error, exercise):
-    """torch.sqrt(head_size) of a Python int: torch.sqrt takes tensors only."""
-    frames = error.get("frames", [])
-    line = frames[-1][3] if frames and len(frames[-1]) > 3 else ""
-    if error.get("type") == "TypeError" and "must be Tensor, not int" in error.get("message", "") \
-            and re.search(r"\bsqrt\(", line):
-        return Diagnosis(f"{exercise}.sqrt_of_int",
-                         "torch.sqrt 只接受张量，而 head_size 是一个 Python 整数（q.shape[-1]）。"
-                         "求它的平方根用 head_size ** 0.5 或 math.sqrt(head_size)；或者直接乘以 head_size ** -0.5",
-                         "torch.sqrt takes only tensors, and head_size is a Python int "
-                         "(q.shape[-1]). Take its square root with head_size ** 0.5 or "
-                         "math.sqrt(head_size); or multiply by head_size ** -0.5 directly")
-    return None
 
 
 def diagnose_error(error):

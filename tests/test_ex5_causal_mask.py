@@ -1,16 +1,13 @@
 """Exercise 5 · the causal mask (因果掩码): future scores → −∞ before softmax over the last dim."""
-import functools
-import re
 
 import torch
 
-from grading.i18n import Bi
 from grading.errors import WorkerFailure
-from grading.testkit import LONG_T, SHAPES, SHOULD_BE, Consistent, Diagnosis, Way, \
-    changed_everywhere, expect_built_yourself, expect_close, expect_inputs_unchanged, \
+from grading.testkit import SHAPES, SHOULD_BE, Consistent, Diagnosis, changed_everywhere, expect_built_yourself, expect_close, expect_inputs_unchanged, \
     expect_row_gradients, expect_tensor, fail, hidden, lesson, modifies_input_diagnosis, \
     named_slips, public, randn, row_gradients, same, shortcut_diagnosis, shown_work, \
     upper_triangle
+from lesson_steps import MASK_STEPS, fixed_size_mask, mask_sized_by_batch, masked_weights
 
 SHAPE_NAMES = ("B", "T", "T")
 
@@ -208,123 +205,6 @@ def test_matches_reference(compare):
 # The mistake space of causal_softmax: the lesson's five choices, each with the slips learners make
 # (the lesson's way first). Exercise 6's head reuses these steps for its own mask and softmax.
 
-def kept(upper, keep, diagonal=0):
-    """(T, T) bool → True where a score is kept: the lower triangle (tril) or the upper (triu),
-    from the given diagonal (-1: below it; 1: one step above it), the positions where it is 1
-    (keep) or 0 (an inverted mask)."""
-    @functools.lru_cache(maxsize=None)  # the slip search asks for the same T again and again
-    def mask(T):
-        ones = torch.ones(T, T)
-        triangle = torch.triu(ones, diagonal) if upper else torch.tril(ones, diagonal)
-        return triangle == (1 if keep else 0)
-    return mask
-
-
-MASK_STEPS = {
-    "mask": [
-        Way("tril", kept(upper=False, keep=True)),
-        Way("triu", kept(upper=True, keep=True),
-            "留下的是上三角（用了 torch.triu，或者把 tril 转置了）而不是下三角 torch.tril：被屏蔽的是过去，留下的是未来。"
-            "位置 i 只能看它自己和它之前的字",
-            "The mask keeps the upper triangle (torch.triu, or a transposed tril) instead of the "
-            "lower one, torch.tril: the past is masked and the future kept. Position i may see "
-            "only itself and what came before it"),
-        Way("inverted_mask", kept(upper=False, keep=False),
-            "掩码反了：填成 −∞ 的是 tril == 1 的位置，也就是过去和自己，留下的是未来；最后一行全是 −∞，"
-            "softmax 之后变成 NaN。要填的是 tril == 0 的位置",
-            "The mask is inverted: −∞ went where tril == 1, the past and the position itself, "
-            "leaving the future; the last row is all −∞ and turns into NaN after softmax. Fill "
-            "where tril == 0"),
-        Way("diagonal_masked", kept(upper=False, keep=True, diagonal=-1),
-            "掩码连对角线也遮住了：位置 i 连它自己都看不到（例如 torch.tril(…, diagonal=-1)，或者把不带 diagonal=1 "
-            "的 torch.triu 当成要屏蔽的位置）。第 0 行于是全是 −∞，softmax 之后变成 NaN。每个位置看的是它自己和它之前的字："
-            "要屏蔽的是 torch.tril(torch.ones(T, T)) == 0 的位置",
-            "The mask covers the diagonal too: position i cannot see even itself "
-            "(torch.tril(…, diagonal=-1), say, or a torch.triu without diagonal=1 taken as what "
-            "to hide). Row 0 is then all −∞ and turns into NaN after softmax. Each position sees "
-            "itself and what came before it: hide where torch.tril(torch.ones(T, T)) == 0"),
-        Way("one_step_of_future", kept(upper=False, keep=True, diagonal=1),
-            "掩码多留了一步未来：位置 i 还能看到位置 i+1（例如 torch.tril(…, diagonal=1)，或者 torch.triu(…, "
-            "diagonal=2)）。下一个字正是要预测的答案。要屏蔽的是 torch.tril(torch.ones(T, T)) == 0 的位置，"
-            "对角线 diagonal=0",
-            "The mask leaves one step of the future visible: position i still sees position i+1 "
-            "(torch.tril(…, diagonal=1), say, or torch.triu(…, diagonal=2)). The next character "
-            "is the very answer to predict. Hide where torch.tril(torch.ones(T, T)) == 0, "
-            "diagonal 0"),
-        Way("no_mask", None,
-            "没有因果掩码：每一行都对所有位置做了 softmax，位置 i 看到了它之后的字——那是答案。在 softmax 之前"
-            "把 tril == 0 的位置填成 −∞",
-            "There is no causal mask: each row is a softmax over every position, so position i "
-            "sees the characters after it, which are the answer. Fill where tril == 0 with −∞ "
-            "before softmax"),
-    ],
-    "fill": [
-        Way("inf", float("-inf")),
-        Way("masked_with_zero", 0.0,
-            "未来的位置填的是 0 而不是 −∞：softmax(0) 不是 0，未来仍然分到了权重，于是每个位置都看到了它之后的字。"
-            "课文在 softmax 之前把未来填成 −∞（因果掩码）",
-            "The future is filled with 0 instead of −∞: softmax(0) is not 0, so the future keeps "
-            "a weight and every position sees what comes after it. The lesson fills future "
-            "scores with −∞ before softmax (因果掩码)"),
-    ],
-    "order": [
-        Way("before", "before"),
-        Way("mask_after_softmax", "after",
-            "掩码放在了 softmax 之后：先 softmax 再清零，每一行之和就不再是 1，而且分母里仍然有未来的分数。"
-            "课文的顺序是先填 −∞，再 softmax",
-            "The mask comes after softmax: zeroing the future afterwards leaves rows that no "
-            "longer sum to 1, and the future still sits in each row's denominator. The lesson's "
-            "order: fill with −∞ first, then softmax"),
-        Way("inf_after_softmax", "inf after",
-            "−∞ 是在 softmax 之后才填进去的：未来的权重成了 −∞ 而不是 0。课文的顺序是先把分数里的未来填成 −∞，"
-            "softmax 再把它们变成 0",
-            "−∞ was filled in after softmax, so the future's weights are −∞ instead of 0. The "
-            "lesson's order: fill the future scores with −∞ first; softmax then turns them into "
-            "0"),
-    ],
-    "dim": [
-        Way("last", -1),
-        Way("softmax_dim1", 1,
-            "softmax 沿 dim=1（列的方向）做的：现在是每一列之和为 1。第 i 行是位置 i 的权重，要沿最后一维 dim=-1 做",
-            "softmax ran over dim=1 (down the columns): each column sums to 1 now. Row i holds "
-            "position i's weights: softmax over the last dimension, dim=-1"),
-        Way("softmax_no_dim", 0,
-            "softmax 沿 dim=0（批量那一维）做的：同一位置的不同样本之间互相归一化了。F.softmax 不写 dim 时，"
-            "对 (B, T, T) 的张量 PyTorch 替你选的就是 dim=0（并给出警告）。第 i 行是位置 i 的权重：写明 dim=-1",
-            "The softmax ran over dim=0, the batch, so the samples are normalised against each "
-            "other. That is also what PyTorch picks for a (B, T, T) tensor when F.softmax is "
-            "given no dim (with a warning). Row i holds position i's weights: say dim=-1"),
-    ],
-    "softmax": [
-        Way("softmax", torch.softmax),
-        Way("log_softmax", torch.log_softmax,
-            "用的是 log_softmax：它给出的是权重的对数（都不大于 0），每一行加起来不是 1。加权求和要的是权重本身：F.softmax",
-            "log_softmax was used: it gives the logarithms of the weights (none above 0), and "
-            "the rows do not sum to 1. A weighted sum needs the weights themselves: F.softmax"),
-        Way("sigmoid", lambda s, dim: torch.sigmoid(s),
-            "用的是 sigmoid 而不是 softmax：sigmoid 把每个分数单独压到 0 和 1 之间，一行加起来不是 1。权重要在一行之内"
-            "互相比较、加起来为 1：F.softmax(…, dim=-1)",
-            "sigmoid was used instead of softmax: it squashes each score on its own, so a row "
-            "does not sum to 1. Weights are compared within their row and sum to 1: "
-            "F.softmax(…, dim=-1)"),
-    ],
-}
-
-
-def masked_weights(scores, pick):
-    """The weights that the ways in `pick` (a way's value for each of MASK_STEPS) make of the
-    scores (B, T, T), computed here in the judge."""
-    def soft(s):
-        return pick["softmax"](s, dim=pick["dim"])
-    if pick["mask"] is None:
-        return soft(scores)
-    keep = pick["mask"](scores.shape[-1])  # (T, T)
-    if pick["order"] == "after":
-        return soft(scores).masked_fill(~keep, 0.0)  # the future zeroed after softmax
-    if pick["order"] == "inf after":
-        return soft(scores).masked_fill(~keep, float("-inf"))
-    return soft(scores.masked_fill(~keep, pick["fill"]))
-
 
 DIAGNOSE_SHAPE = dict(B=2, T=5)  # B != T: a mask sized by B, or a softmax over B, shows
 CONFIRM_SHAPE = dict(B=3, T=7)  # the second draw, with other sizes
@@ -376,50 +256,11 @@ def diagnose(probe):
         shown = probe.submission(calls)
     except WorkerFailure as failure:  # right at every graded size, and a crash at a longer T
         if right and failure.kind == "raised":
-            return fixed_size_mask(failure.error, "ex5", "scores.shape[-1]")
+            return fixed_size_mask(failure.error, "ex5", "scores.shape[-1]",
+                                   max(s["T"] for s in SHAPES + [CONFIRM_SHAPE]))
         raise
     return shortcut_diagnosis(shown, "ex5.shortcut")
 
-
-def fixed_size_mask(error, exercise, T_from):
-    """A mask of a fixed size N × N (torch.ones(8, 8), or head_size × head_size): right at every
-    graded length, which are all at most N, it no longer fits the scores at T = LONG_T (the long
-    sequence of the check for a loop). The sizes are those of the crash the learner sees there."""
-    message, frames = error.get("message", ""), error.get("frames", [])
-    line = frames[-1][3] if frames and len(frames[-1]) > 3 else ""
-    named = {int(n) for n in re.findall(r"\((\d+)\)", message)}
-    graded = max(s["T"] for s in SHAPES + [CONFIRM_SHAPE])
-    fixed = [n for n in named if graded <= n < LONG_T]
-    if "must match the size" in message and re.search(r"tril|mask|masked_fill|where", line) \
-            and len(named) == 2 and LONG_T in named and len(fixed) == 1:
-        n = fixed[0]
-        return Diagnosis(f"{exercise}.fixed_size_mask",
-                         f"掩码的大小是固定的 {n} × {n}，而不是 T × T：序列长度 T 不超过 {n} 时还能对上，"
-                         f"到了 T = {LONG_T} 就和 (T, T) 的分数对不上了。掩码要按这一次的长度来建：T = {T_from}，"
-                         "torch.tril(torch.ones(T, T))",
-                         f"The mask has a fixed size, {n} × {n}, instead of T × T: it fits while the "
-                         f"sequence has at most {n} positions, and at T = {LONG_T} it no longer "
-                         f"fits the (T, T) scores. Build it for this call's length: T = {T_from}, "
-                         "torch.tril(torch.ones(T, T))")
-    return None
-
-
-def mask_sized_by_batch(error, B, T, exercise):
-    """A mask made from the batch size: the size B met the size T where the mask meets the
-    scores (torch.tril(torch.ones(B, B)), self.tril[:B, :B], scores.shape[0] taken for T)."""
-    message, frames = error.get("message", ""), error.get("frames", [])
-    line = frames[-1][3] if frames and len(frames[-1]) > 3 else ""
-    if "must match the size" in message and re.search(r"tril|mask|masked_fill|where", line) \
-            and set(re.findall(r"\((\d+)\)", message)) == {str(B), str(T)}:
-        return Diagnosis(f"{exercise}.mask_sized_by_B",
-                         f"掩码的大小用了批量大小 B = {B}，而序列长度是 T = {T}：掩码要是 (T, T) 的，"
-                         "T 是分数的最后一维 scores.shape[-1]（或 x.shape[1]）；scores.shape[0] 是 B，"
-                         "样本的个数",
-                         f"The mask was sized by the batch size B = {B}, but the sequence has T = "
-                         f"{T} positions: the mask is (T, T), T being the scores' last dimension "
-                         "scores.shape[-1] (or x.shape[1]); scores.shape[0] is B, the number of "
-                         "samples")
-    return None
 
 
 def diagnose_error(error):

@@ -10,13 +10,11 @@ from grading.errors import WorkerFailure
 from grading.testkit import LONG_T, SHAPES, Consistent, Diagnosis, Way, changed_everywhere, \
     draw_qkv, expect_built_yourself, expect_close, expect_inputs_unchanged, expect_no_loop, \
     expect_repeatable, expect_row_gradients, expect_tensor, fail, finite, hidden, lesson, loops, \
-    modifies_input_diagnosis, named_slips, public, randn, row_gradients, same, set_linear, \
+    modifies_input_diagnosis, named_slips, sequence_name, public, randn, row_gradients, same, set_linear, \
     shortcut_diagnosis, shown_work, trainable_shapes
-from test_ex3_qkv import layer_shape_diagnosis
-from test_ex4_scaling import SCORE_STEPS, scaled_scores, sqrt_of_int, transposed_3d, \
+from lesson_steps import MASK_STEPS, SCORE_STEPS, fixed_size_mask, layer_shape_diagnosis, \
+    mask_sized_by_batch, masked_weights, scaled_scores, sqrt_of_int, transposed_3d, \
     undefined_head_size
-from test_ex5_causal_mask import MASK_STEPS, fixed_size_mask, mask_sized_by_batch, \
-    masked_weights
 
 OUT_NAMES = ("B", "T", "head_size")
 LONG = {**SHAPES[0], "T": LONG_T, "block_size": LONG_T + 8}  # T far beyond the other shapes
@@ -452,7 +450,7 @@ def returned_tuple(outputs):
             return None
     outputs = [got for got, _ in outputs]
     return Diagnosis("ex6.returns_a_tuple",
-                     f"forward 返回了 {len(outputs[0])} 项的 {type(outputs[0]).__name__}（例如 (out, weights)，"
+                     f"forward 返回了 {len(outputs[0])} 项的{sequence_name(outputs[0])}，例如 (out, weights)（"
                      "有些实现会把注意力权重一起交出来）：第一项是对的，但这个注意力头只返回 out，"
                      "一个 (B, T, head_size) 的张量：return out",
                      f"forward returns a {type(outputs[0]).__name__} of {len(outputs[0])} (such as "
@@ -522,7 +520,8 @@ def diagnose(probe):
         shown = probe.submission(calls, **layer_sizes)
     except WorkerFailure as failure:  # right at every graded size, and a crash at a longer T
         if right and failure.kind == "raised":
-            return fixed_size_mask(failure.error, "ex6", "x.shape[1]")
+            return fixed_size_mask(failure.error, "ex6", "x.shape[1]",
+                                   max(s["T"] for s in SHAPES + [CONFIRM_SHAPE]))
         raise
     if right and loops(shown):
         return Diagnosis("ex6.loop",
@@ -536,7 +535,7 @@ def diagnose(probe):
 
 def layers_in_forward(cut):
     return Diagnosis("ex6.layers_in_forward",
-                     f"forward 每次运行都新建了 nn.Linear：{', '.join(cut)} 从来没有被用到（它得不到梯度），"
+                     f"forward 每次运行都新建了 nn.Linear：{'、'.join(cut)} 从来没有被用到（它得不到梯度），"
                      "而且同一个 x 调用两次，输出也不一样（每次都是新的随机权重）。层要在 __init__ 里建好："
                      "self.query = nn.Linear(n_embd, head_size, bias=False)；forward 里只使用它们：q = self.query(x)",
                      f"forward makes a new nn.Linear each time it runs: {', '.join(cut)} "
