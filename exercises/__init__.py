@@ -1,1 +1,1 @@
-"""Your answers: fill in the six files here, then run `python grader.py`."""
+"""Your answers: fill in the files here, then run `python grader.py`."""

@@ -13,6 +13,10 @@ import zipfile
 
 import pytest
 
+import course
+
+FULL = f"{course.TOTAL:g}"  # a right submission's total, as the gradebook writes it
+
 from conftest import ROOT, early_folder, early_run, start_early
 from fixtures import MISTAKES, SOLUTIONS, materialise_together, mistake_id
 from grading.commands import batch
@@ -196,18 +200,18 @@ def test_a_class_laid_out_every_way_with_a_judge_killed_part_way():
     done = early_run("batch flows")
     rows = {row["name"]: row for row in
             csv.DictReader((early_folder() / "batch-flows" / "class.csv").read_text().splitlines())}
-    got_mistake = rows.get("q-mistake", {}).get("total") or "100"  # (its points: test_fixtures)
-    expect = {"a-right": ("graded", "100"), "b-right": ("graded", "100"),
-              "alice": ("graded", "100"), "alice\\u200b": ("graded", "100"),
-              "'=SUM(1)": ("graded", "100"), "z-right": ("graded", "100"),
-              "n-after-1": ("graded", "100"), "o-after-2": ("graded", "100"),
-              "p-after-3": ("graded", "100"), "clone": ("graded", "100"),
-              "nested": ("graded", "100"), "zipped.zip": ("graded", "100"),
+    got_mistake = rows.get("q-mistake", {}).get("total") or FULL  # (its points: test_fixtures)
+    expect = {"a-right": ("graded", FULL), "b-right": ("graded", FULL),
+              "alice": ("graded", FULL), "alice\\u200b": ("graded", FULL),
+              "'=SUM(1)": ("graded", FULL), "z-right": ("graded", FULL),
+              "n-after-1": ("graded", FULL), "o-after-2": ("graded", FULL),
+              "p-after-3": ("graded", FULL), "clone": ("graded", FULL),
+              "nested": ("graded", FULL), "zipped.zip": ("graded", FULL),
               "stubs": ("graded", "0"), "partial": ("incomplete", "10"),
               "empty": ("empty", "0"), "evil.zip": ("refused", "0"),
               KILLED: ("grading error", "0"), "q-mistake": ("graded", got_mistake)}
     got = {name: (row["status"], row["total"]) for name, row in rows.items()}
-    assert float(got_mistake) < 100
+    assert float(got_mistake) < course.TOTAL
     assert got == expect, done.stdout[-3000:] + done.stderr[-3000:]
     assert "SIGKILL" in rows[KILLED]["note"]
     assert "missing ex2_averaging.py" in rows["partial"]["note"]

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+import course
 from conftest import (ROOT, SOLUTIONS, copy_repository, early_folder, early_run,
                       processes_mentioning)
 from fixtures import SUBMISSIONS
@@ -65,7 +66,7 @@ def test_grading_step_under_attack_summary_annotations_and_pass_mark():
     # ex2 0/15 and ex6 0/25 (its fork at import is refused): 60 points, above a mark of 50
     assert done.returncode == 0, done.stdout + done.stderr
     table = summary.read_text()
-    assert "60/100 (pass mark 50) ✅" in table and "| ex1_embedding | 10/10 | ✓ done |" in table
+    assert f"60/{course.TOTAL} (pass mark 50) ✅" in table and "| ex1_embedding | 10/10 | ✓ done |" in table
     assert "| ex2_averaging | 0/" in table and not controls(table) and not set("<`") & set(table)
     ran = runner_commands(done.stdout + "\n" + done.stderr)
     token = ran[0][1]

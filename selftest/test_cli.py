@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import course
 from conftest import ROOT, copy_repository, early_folder, early_run, run_grader
 
 pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
 def test_untouched_stubs_report_zero_and_point_to_ex1():
     done = early_run("stubs")  # python grader.py
     assert done.returncode == 1, done.stderr
-    assert "Total 0/100" in done.stdout
+    assert f"Total 0/{course.TOTAL}" in done.stdout
     assert "Next: ex1_embedding" in done.stdout
     assert "not started" in done.stdout
 
@@ -119,7 +120,7 @@ def test_watch_regrades_every_saved_file_and_quits_on_ctrl_c(tmp_path):
         shutil.copy(ROOT / "solutions" / "ex3_qkv.py", folder / "ex3_qkv.py")
         shutil.copy(ROOT / "exercises" / "ex1_embedding.py", folder / "ex1_embedding.py")
         deadline = time.monotonic() + 60
-        while "Total 15/100" not in "".join(seen) and time.monotonic() < deadline:
+        while f"Total 15/{course.TOTAL}" not in "".join(seen) and time.monotonic() < deadline:
             time.sleep(0.1)
         watcher.send_signal(signal.SIGINT)
         err = watcher.communicate(timeout=60)[1]  # a loaded machine (a CI runner) can be slow
@@ -129,7 +130,7 @@ def test_watch_regrades_every_saved_file_and_quits_on_ctrl_c(tmp_path):
     assert watcher.returncode == 0 and "Traceback" not in err, err
     screens = "".join(seen).split("\033[2J\033[H")[1:]
     assert 2 <= len(screens) <= 3, screens
-    assert "Total 10/100" in screens[0] and "Total 15/100" in screens[-1], screens
+    assert f"Total 10/{course.TOTAL}" in screens[0] and f"Total 15/{course.TOTAL}" in screens[-1], screens
     assert "· ex1_embedding" in screens[-1] and "✓ ex3_qkv" in screens[-1]
 
 
@@ -138,9 +139,9 @@ def test_watch_regrades_every_file_changed_within_one_poll(tmp_path, monkeypatch
     with its old mtime kept, as `cp -p` does): every changed exercise is regraded, in one go; a
     save made while grading is regraded at the next poll. The watcher's loop alone, with grading
     and the screen stood in for, so that the saves land within one poll for certain."""
-    import grader
-    from grading.output import report
+    from grading.commands import watch
     from grading.judge import session
+    from grading.output import report
 
     for name in session.EXERCISES:
         (tmp_path / f"{name}.py").write_text("raise NotImplementedError\n")
@@ -176,7 +177,7 @@ def test_watch_regrades_every_file_changed_within_one_poll(tmp_path, monkeypatch
     result = session.Grade(tmp_path, 1, [session.ExerciseGrade(name, [])
                                          for name in session.EXERCISES], 0.1)
     with pytest.raises(KeyboardInterrupt):
-        grader.watch(None, tmp_path, 1, 1.0, result, "python grader.py", "en", poll=0.05)
+        watch.watch(None, tmp_path, 1, 1.0, result, "python grader.py", "en", poll=0.05)
     assert graded == [["ex1_embedding", "ex3_qkv", "ex5_causal_mask"], ["ex6_head"]], graded
     assert screens == [True, True]
 
@@ -199,7 +200,7 @@ def test_a_console_that_cannot_show_the_text_or_a_closed_pipe_breaks_nothing():
 def test_symbols_a_console_cannot_show_get_an_ascii_stand_in():
     import io
 
-    from grader import PipeSafe
+    from grading.output.terminal import PipeSafe
     shown = {}
     for encoding in ("ascii", "cp1252", "utf-8"):
         raw = io.BytesIO()
@@ -240,7 +241,7 @@ def test_check_names_a_broken_solution_on_its_first_line(tmp_path):
         output = outputs[name] = run.communicate(timeout=300)[0]
         lines = output.splitlines()
         assert run.returncode == 1, (name, output)
-        assert lines[0].startswith("python grader.py --check: first the solutions must score 100")
+        assert lines[0].startswith("python grader.py --check: first the solutions must get full marks")
         assert "✓" not in lines[0]
         file = BROKEN_SOLUTIONS[name][0]
         assert lines[1].startswith(f"✗ solutions/{file}"), (name, output)

@@ -49,3 +49,28 @@ def test_the_readme_gives_the_test_command_and_its_quick_start_no_check():
         section = readme[readme.index(heading) + len(heading):].split("\n## ")[0]
         assert "pip install -r requirements.txt && python grader.py" in section
         assert "--check" not in section, heading
+
+
+def exercise_rows(text):
+    """The rows of the README's exercise tables: (number, file, section, points) per row."""
+    rows = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        if len(cells) >= 4 and cells[0].isdigit() and "exercises/" in cells[1]:
+            rows.append((int(cells[0]), cells[1].strip("`"), cells[2], cells[3]))
+    return rows
+
+
+def test_the_readmes_exercise_tables_are_course_pys():
+    """Both languages' tables list every exercise of course.py, in its order, with its file,
+    section and points: course.py is where they are changed."""
+    import course
+    rows = exercise_rows((ROOT / "README.md").read_text(encoding="utf-8"))
+    zh_rows, en_rows = rows[:len(rows) // 2], rows[len(rows) // 2:]
+    for rows, lang in ((zh_rows, "中文"), (en_rows, "English")):
+        want = [(e.number, f"exercises/{e.name}.py",
+                 e.section[0] if lang == "中文" else f"{e.section[0]} ({e.section[1]})", str(e.points))
+                for e in course.EXERCISES]
+        assert rows == want, (
+            f"README.md's {lang} exercise table is not course.py's: its rows should read "
+            f"{want} (number, file, section, points; the last column is free)")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import course
 from grading.commands import gradescope
 from grading.config import EXERCISES
 
@@ -150,10 +151,10 @@ def test_the_stubs_score_0_in_chinese_from_a_folder(gradings):
 def test_the_solutions_score_100(gradings):
     run, results = gradings["solutions"]
     assert run.returncode == 0, run.stderr
-    assert results["score"] == 100
+    assert results["score"] == course.TOTAL
     assert all(test["status"] == "passed" for test in results["tests"])
     assert results["extra_data"]["missing"] == [] and results["extra_data"]["ignored"] == []
-    assert "100/100" in results["output"] and "缺少" not in results["output"]
+    assert f"{course.TOTAL}/{course.TOTAL}" in results["output"] and "缺少" not in results["output"]
 
 
 def test_a_missing_file_scores_0_and_extra_files_are_ignored(gradings):
@@ -162,7 +163,7 @@ def test_a_missing_file_scores_0_and_extra_files_are_ignored(gradings):
     last = [test for test in gradings["solutions"][1]["tests"]
             if test["name"].startswith(f"{LAST} · ")]
     assert last
-    assert results["score"] == 100 - sum(test["max_score"] for test in last)
+    assert results["score"] == course.TOTAL - sum(test["max_score"] for test in last)
     missing = [test for test in results["tests"] if test["name"].startswith(f"{LAST} · ")]
     assert all(test["score"] == 0 for test in missing)
     assert any(MISSING_MESSAGE in test["output"] for test in missing)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import course
 from fixtures import SOLUTIONS, SUBMISSIONS, materialise_files
 
 pytestmark = [pytest.mark.full,  # the grader's own machinery: --check --full
@@ -55,7 +56,7 @@ def test_a_batch_attacker_rewrites_no_other_rows_files(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     records = json.loads((tmp_path / "out.json").read_text())["submissions"]
     totals = {name: record["total"] for name, record in records.items()}
-    assert totals == {**totals, "right-1": 100, "right-2": 100, "right-3": 100, "friend": 0}
+    assert totals == {**totals, "right-1": course.TOTAL, "right-2": course.TOTAL, "right-3": course.TOTAL, "friend": 0}
     attacker, twin = records["attacker"]["exercises"], records["twin"]["exercises"]
     assert attacker["ex5_causal_mask"]["score"] <= twin["ex5_causal_mask"]["score"]
     assert all(ex["score"] == ex["max"] for name, ex in attacker.items() if name != "ex5_causal_mask")

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+import course
 from conftest import processes_mentioning
 from fixtures import SOLUTIONS, SUBMISSIONS, exercise_of_fixture, materialise_files
 
@@ -307,9 +308,9 @@ def check_records(records):
     problems = []
     for name in RIGHT:
         record = records.get(name, {})
-        if record.get("status") != "graded" or record.get("total") != 100:
+        if record.get("status") != "graded" or record.get("total") != course.TOTAL:
             problems.append(f"{name}: {record.get('total')} points, status "
-                            f"{record.get('status')!r} (a right submission: 100, graded)")
+                            f"{record.get('status')!r} (a right submission: full marks, graded)")
     for name, most in ATTACKS.items():
         record = records.get(name, {})
         exercise = exercise_of_fixture(SUBMISSIONS / name)

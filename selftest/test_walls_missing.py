@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import course
 from conftest import copy_repository
 
 pytestmark = [pytest.mark.full,  # the grader's own machinery: --check --full
@@ -119,7 +120,7 @@ def test_the_gradescope_bundle_refuses_unless_portable_is_chosen(tmp_path):
     without_walls(*command, AUTOGRADER_ROOT=tmp_path / "accepted", GRADER_LANG="en",
                   backend="portable")
     accepted = json.loads((tmp_path / "accepted" / "results" / "results.json").read_text())
-    assert accepted["score"] == 100, accepted.get("output")
+    assert accepted["score"] == course.TOTAL, accepted.get("output")
     assert accepted["extra_data"]["isolation"].startswith(PORTABLE)
 
 

@@ -1,6 +1,6 @@
 """`python grader.py --check`: the repository's own test, for instructors and CI.
 
-First the solutions themselves, in a few seconds: they must score 100 (graded as
+First the solutions themselves, in a few seconds: they must get full marks (graded as
 `python grader.py --solutions` grades them), and every known mistake of selftest/fixtures.py must
 still apply to them (its edit's text is in the solution exactly once: a solution that lost its
 scaling, say, no longer holds the text that the mistake "unscaled" removes). When either fails,
@@ -22,6 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import course
 from grading.config import ROOT, SOLUTIONS
 
 SHOWN = 3  # failing checks of the solutions named before stopping
@@ -32,7 +33,7 @@ def check(full=False):
 
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     print("python grader.py --check" + (" --full" if full else "") + ": first the solutions "
-          "must score 100, then the stubs must score 0 and every fixture must be graded as "
+          "must get full marks, then the stubs must score 0 and every fixture must be graded as "
           "expected" + (", then the grader's own machinery is tested." if full else "."),
           flush=True)
     seed = random.randrange(1, 1 << 31)
@@ -43,7 +44,7 @@ def check(full=False):
         print("--check stopped here: the solutions come first (the rest would fail because of "
               f"them). python grader.py --solutions --seed {seed} shows the whole report.")
         return 1
-    print(f"✓ solutions/ scores 100/100 (seed {seed}) and every known mistake still applies to "
+    print(f"✓ solutions/ scores {course.TOTAL}/{course.TOTAL} (seed {seed}) and every known mistake still applies to "
           "it. Now the self-test:", flush=True)
     code = pytest.main([str(ROOT / "selftest"), "-c", str(ROOT / "pytest.ini"),
                         "--rootdir", str(ROOT), "-p", "pytest_timeout", "-p", "no:cacheprovider",
@@ -100,4 +101,4 @@ def graded_problems(seed):
         lines.append(f"✗ solutions/{exercise}.py ({got:g}/{total:g}): “{name}” fails: {message}")
     if len(failing) > SHOWN:
         lines.append(f"  and {len(failing) - SHOWN} more failing checks of the solutions")
-    return lines or [f"✗ the solutions score {data.get('score')}/100"]
+    return lines or [f"✗ the solutions score {data.get('score')}/{course.TOTAL}"]

@@ -1,0 +1,389 @@
+"""Grade the self-attention exercises. 给注意力机制的练习打分。
+
+    python grader.py                 grade exercises/ (every exercise)
+    python grader.py 3               grade one exercise (3, ex3 or ex3_qkv)
+    python grader.py --solutions     grade solutions/ (full marks, or something is wrong)
+    python grader.py --seed N        replay a run with the same random inputs
+    python grader.py --json PATH     also write Gradescope's results.json
+    python grader.py --watch         regrade the exercise you are editing each time you save it
+    python grader.py hint 5 [LEVEL]  a hint for exercise 5 (a nudge, then the lesson's step)
+    python grader.py --lang zh|en    the report's language (default: from LC_ALL / LANG)
+    python grader.py --check         the repository's own test, for instructors (about a minute)
+    python grader.py --check --full  also the grader's own machinery, as CI runs it (a few minutes)
+    python grader.py --batch DIR --csv grades.csv   a class's gradebook: one row per folder or .zip
+                                     (--report class.md: what the class got wrong, as Markdown)
+    python grader.py release OUT     the student copy: no solutions, no fixtures
+    python grader.py gradescope OUT.zip [--lang en] [--hidden-visibility after_due_date]
+                                     the Gradescope autograder (holds the solutions)
+    python grader.py demo            train a tiny model with your head and see where it attends
+
+Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run. A batch: 0 when every
+row got a grade (whatever its points), 1 when a row met a grading error (the gradebook is written;
+regrade those rows), 2 when it could not run at all.
+"""
+import argparse
+import os
+import random
+import re
+import sys
+from pathlib import Path
+
+import course
+from grading.i18n import LANGUAGES, Bi, default_language
+from grading.inert import inert, inert_line
+from grading.config import EXERCISES, EXERCISES_DIR, EXERCISE_BUDGET, ROOT, SOLUTIONS
+from grading.errors import GradingError, WallsMissing, SessionError
+
+USAGE_ERROR = 2
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, no usage dump; main() renders it in the chosen language
+        text = message if isinstance(message, Bi) else argparse_text(message)
+        raise SystemExit(Bi("grader.py: ", "grader.py: ") + text
+                         + Bi("（python grader.py --help 列出全部选项）",
+                              " (python grader.py --help shows the options)"))
+
+
+# argparse's own messages (Python 3.10 to 3.13), in Chinese; one it words otherwise is shown as
+# it is, after a Chinese lead.
+ARGPARSE = [
+    (r"unrecognized arguments: (.+)", "无法识别的参数：{0}"),
+    (r"argument (\S+?): invalid (int|float) value: (.+)",
+     lambda m: f"{m[1]} 的值应当是{'整数' if m[2] == 'int' else '数'}，而 {m[3]} 不是"),
+    (r"argument (\S+?): invalid choice: (\S+) \(choose from (.+)\)",
+     lambda m: f"{m[1]} 不能取 {m[2]}，可选的值是 {m[3].replace(', ', '、')}"),
+    (r"argument (\S+?): expected one argument", "{0} 后面要跟一个值"),
+    (r"argument (\S+?): not allowed with argument (\S+)", "{0} 不能和 {1} 一起用"),
+    (r"argument (\S+?): ignored explicit argument (.+)", "{0} 不带值，而这里给了 {1}"),
+    (r"ambiguous option: (\S+) could match (.+)",
+     lambda m: f"选项 {m[1]} 有歧义，可能是 {m[2].replace(', ', '、')}"),
+    (r"the following arguments are required: (.+)", "缺少参数：{0}"),
+]
+
+
+def argparse_text(message):
+    """An argparse error message as a Bi: its English, and a Chinese line that says the same."""
+    for pattern, zh in ARGPARSE:
+        match = re.fullmatch(pattern, message)
+        if match:
+            return Bi(zh(match) if callable(zh) else zh.format(*match.groups()), message)
+    return Bi(f"命令行参数有误：{message}", message)
+
+
+def error_text(error, lang):
+    """What to print of a usage error: its Bi in the chosen language, else its own words."""
+    first = error.args[0] if getattr(error, "args", None) else None
+    return first.render(lang) if isinstance(first, Bi) else str(error)
+
+
+def wanted_language(argv):
+    """The language that --lang asks for in argv, read before argv is parsed (an error in it is
+    told in that language), else the locale's."""
+    for i, word in enumerate(argv):
+        value = argv[i + 1] if word == "--lang" and i + 1 < len(argv) else \
+            word.partition("=")[2] if word.startswith("--lang=") else None
+        if value in LANGUAGES:
+            return value
+    return default_language()
+
+
+def parse(argv):
+    parser = Parser(prog="python grader.py", description=__doc__,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("exercise", nargs="?", help=f"grade one exercise: 1-{len(EXERCISES)}, ex3 or ex3_qkv")
+    parser.add_argument("level", nargs="?", type=int, help=argparse.SUPPRESS)  # for `hint N LEVEL`
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--solutions", action="store_true", help="grade solutions/")
+    where.add_argument("--submission", metavar="DIR", help="grade another folder of ex*.py files")
+    where.add_argument("--batch", metavar="DIR",
+                       help="grade every subfolder and .zip of DIR (with --csv and/or --json)")
+    where.add_argument("--check", action="store_true",
+                       help="instructors: prove the solutions pass, the stubs fail, and the "
+                            "grader's own tests pass")
+    parser.add_argument("--full", action="store_true",
+                        help="with --check: also test the grader's own machinery (walls, both "
+                             "backends on every fixture, command line, demo, CI step, Gradescope)")
+    parser.add_argument("--seed", type=int, help="replay the random inputs of an earlier run")
+    parser.add_argument("--json", metavar="PATH", help="write results (Gradescope's format) here")
+    parser.add_argument("--csv", metavar="PATH", help="with --batch: the gradebook, one row each")
+    parser.add_argument("--report", metavar="PATH",
+                        help="with --batch: what the class got wrong, as Markdown")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="with --batch: submissions graded at once (default: the cores)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="time limit for one import or one call of your code (default 5)")
+    parser.add_argument("--pass-mark", type=float, default=None, metavar="POINTS",
+                        help="exit 0 from this many points on (default: full marks)")
+    parser.add_argument("--memory", type=float, default=4.0, metavar="GIB",
+                        help="memory one worker may take, in GiB (default 4)")
+    parser.add_argument("--watch", action="store_true",
+                        help="regrade the exercise being edited each time a file is saved")
+    parser.add_argument("--lang", choices=LANGUAGES, default=default_language(),
+                        help="language of the report: zh or en (default: from LC_ALL / LANG)")
+    parser.add_argument("--remember", action="store_true",
+                        help="with hint: remember the level shown, so the next call goes on")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "demo":
+        args = parser.parse_args(argv[1:])
+        if args.exercise is not None:
+            parser.error(Bi("demo 不带练习编号：python grader.py demo",
+                            "demo takes no exercise: python grader.py demo"))
+        args.demo, args.hint, args.release = True, False, None
+        return args
+    if argv and argv[0] == "release":
+        if len(argv) != 2:
+            parser.error(Bi("release 要一个文件夹：python grader.py release OUT",
+                            "release needs one folder: python grader.py release OUT"))
+        args = parser.parse_args([])
+        args.release, args.hint, args.demo = argv[1], False, False
+        return args
+    if argv and argv[0] == "gradescope":  # its options are its own: grading/commands/gradescope.py
+        args = parser.parse_args([])
+        args.gradescope, args.release, args.hint, args.demo = argv[1:], None, False, False
+        return args
+    if argv and argv[0] == "hint":
+        args = parser.parse_args(argv[1:])
+        if args.exercise is None:
+            parser.error(Bi("hint 要一个练习编号：python grader.py hint 5",
+                            "hint needs an exercise: python grader.py hint 5"))
+        args.hint, args.release, args.demo = True, None, False
+        return args
+    args = parser.parse_args(argv)
+    if args.level is not None:
+        parser.error(f"unrecognized arguments: {args.level}")
+    if args.full and not args.check:
+        parser.error(Bi("--full 要和 --check 一起用：python grader.py --check --full",
+                        "--full goes with --check: python grader.py --check --full"))
+    args.hint, args.release, args.demo = False, None, False
+    return args
+
+
+def exercise_names(text):
+    if text is None:
+        return EXERCISES
+    match = re.fullmatch(r"(?:ex)?([1-9])(?:_\w+)?(?:\.py)?", Path(text).name)
+    names = [name for name in EXERCISES if match and name.startswith(f"ex{match.group(1)}_")]
+    if not names:
+        raise ValueError(Bi(f"没有练习 {text!r}：请选 1-{len(EXERCISES)}（{EXERCISES[0]} … "
+                            f"{EXERCISES[-1]}）",
+                            f"there is no exercise {text!r}: choose 1-{len(EXERCISES)} "
+                            f"({EXERCISES[0]} … {EXERCISES[-1]})"))
+    return names
+
+
+def main(argv=None):
+    from grading.walls.audit import install_tripwire, tripwire_wanted
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = parse(argv)
+    except SystemExit as stop:
+        if stop.code not in (0, None):
+            lang = wanted_language(argv)
+            print(stop.code.render(lang) if isinstance(stop.code, Bi) else stop.code
+                  if isinstance(stop.code, str) else
+                  Bi("grader.py: 参数有误", "grader.py: bad arguments").render(lang),
+                  file=sys.stderr)
+            return USAGE_ERROR
+        return 0
+    if tripwire_wanted() and not args.check:  # GRADER_BACKEND=portable on Linux: Linux-only
+        install_tripwire()  # calls raise (--check's own runs of grader.py put it up themselves)
+    if args.check:
+        if not (ROOT / "selftest").is_dir():
+            print(Bi("grader.py: --check 是给老师用的；这份拷贝里没有 selftest/",
+                     "grader.py: --check is the instructor's tool; this copy has no selftest/")
+                  .render(args.lang), file=sys.stderr)
+            return USAGE_ERROR
+        from grading.commands.check import check
+        return check(full=args.full)
+    if getattr(args, "gradescope", None) is not None:
+        from grading.commands.gradescope import main as gradescope
+        return gradescope(args.gradescope)
+    if args.release:
+        from grading.commands.release import release
+        try:
+            out = release(args.release)
+        except (ValueError, OSError) as error:
+            print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
+            return USAGE_ERROR
+        print(f"Student copy written to {out}: no solutions/, no selftest/, no secret. Publish it "
+              "(e.g. as a GitHub Classroom template); its CI gives feedback on the public checks "
+              "only. Grade in this, the course's private repository (.github/workflows/grade.yml) "
+              "or on Gradescope: README, 'The course, end to end'.")
+        return 0
+    try:
+        if args.hint:
+            from grading.commands.hints import show
+            print(show(exercise_names(args.exercise)[0], args.level, args.remember, args.lang))
+            return 0
+        exercises = exercise_names(args.exercise)
+        folder = Path(args.submission or args.batch or EXERCISES_DIR)
+        if args.solutions:
+            folder = SOLUTIONS
+            if not folder.is_dir():
+                raise ValueError(Bi("这份拷贝里没有 solutions/ 文件夹：参考答案留在课程那里",
+                                    "this copy has no solutions/ folder: the solutions stay with "
+                                    "the course"))
+        if not folder.is_dir():
+            raise ValueError(Bi(f"{folder} 不是一个文件夹", f"{folder} is not a folder"))
+        if args.batch and not (args.json or args.csv):
+            raise ValueError(Bi("--batch 要用 --csv PATH（或 --json PATH）写出结果",
+                                "--batch needs --csv PATH (or --json PATH) for the results"))
+        if (args.csv or args.report) and not args.batch:
+            raise ValueError(Bi("--csv 和 --report 要和 --batch DIR 一起用",
+                                "--csv and --report go with --batch DIR"))
+        if args.report:
+            from grading.output.report import check_writable
+            check_writable(args.report)
+        if args.csv:
+            from grading.output.report import check_writable
+            check_writable(args.csv)
+        if args.watch and (args.batch or args.json):
+            raise ValueError(Bi("--watch 在屏幕上给一个文件夹打分：不能和 --batch 或 --json 一起用",
+                                "--watch grades one folder on the screen: no --batch or --json"))
+        if args.pass_mark is not None and not 0 <= args.pass_mark <= course.TOTAL:
+            raise ValueError(Bi(f"--pass-mark 要在 0 到 {course.TOTAL} 分之间",
+                                f"--pass-mark must be between 0 and {course.TOTAL} points"))
+        if not 0 < args.memory <= 64:
+            raise ValueError(Bi("--memory 要大于 0，最多 64 GiB",
+                                "--memory must be more than 0 and at most 64 GiB"))
+        if args.timeout is not None and not 0 < args.timeout <= EXERCISE_BUDGET:
+            raise ValueError(Bi(f"--timeout 要大于 0，最多 {EXERCISE_BUDGET:g} 秒（一个练习的时间预算）",
+                                f"--timeout must be more than 0 and at most {EXERCISE_BUDGET:g} "
+                                "seconds, the time budget of one exercise"))
+        if args.json:
+            from grading.output.report import check_writable
+            check_writable(args.json)
+    except (ValueError, OSError) as error:
+        print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
+        return USAGE_ERROR
+
+    from grading.backends.portable import start
+    # Grades that count: a batch, and a results.json (what CI's grade.sh and the Gradescope bundle
+    # write). These refuse the portable backend unless it is chosen by name (portable.start).
+    counts = bool(args.batch or args.json) and not args.demo
+    # First: the zygote (or the portable backend's first worker) imports torch while this process
+    # does the same.
+    clients = 1
+    if args.batch:  # each judge needs a zygote connection, one started for a dead one too
+        from grading.commands.batch import judges_for
+        clients = judges_for(args.jobs)
+    try:
+        backend = start(ROOT, memory=int(args.memory * 1024 ** 3), clients=clients,
+                       batch=bool(args.batch), counts=counts)
+    except WallsMissing as error:
+        print(f"grader.py: {error.text.render(args.lang)}", file=sys.stderr)
+        return USAGE_ERROR
+    except GradingError as error:
+        print(Bi(f"grader.py: 无法评分：{error}", f"grader.py: grading could not run: {error}")
+              .render(args.lang), file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        if args.demo:
+            from grading.demo.report import main as demo
+            return demo(backend, folder, args.seed, args.lang, args.json)
+        code, results = run(args, folder, exercises, backend)
+        backend.close()  # every worker, and all they started, is gone before results are written
+        if results is not None:
+            from grading.output.report import write_json, write_text
+            if args.json:
+                write_json(args.json, results)
+            if args.csv:  # the gradebook, and what the class got wrong beside it
+                from grading.commands.batch import causes, causes_csv, causes_path, csv_text
+                write_text(args.csv, csv_text(results["submissions"]))
+                write_text(causes_path(args.csv),
+                           causes_csv(causes(results["submissions"], args.lang)))
+            if args.report:
+                from grading.commands.batch import class_report
+                write_text(args.report, class_report(results["submissions"], args.lang))
+        return code
+    except KeyboardInterrupt:
+        if args.watch:
+            print()
+            return 0  # Ctrl-C is how watching ends
+        print(Bi("\ngrader.py: 已中断", "\ngrader.py: interrupted").render(args.lang), file=sys.stderr)
+        return 130
+    except GradingError as error:
+        print(Bi(f"grader.py: 无法评分：{inert(str(error))}",
+                 f"grader.py: grading could not run: {inert(str(error))}").render(args.lang),
+              file=sys.stderr)
+        return USAGE_ERROR
+    finally:
+        backend.close()
+
+
+def run(args, folder, exercises, backend):
+    """Grade; returns (exit status, what to write to --json or None)."""
+    from grading.output import report  # imported before any submission code runs, like everything else
+    from grading.config import CALL_TIMEOUT
+    from grading.judge.session import grade
+
+    seed = args.seed if args.seed is not None else random.randrange(1, 1 << 31)
+    timeout = args.timeout or CALL_TIMEOUT
+    try:
+        if args.batch:
+            from grading.commands.batch import causes, grade_all, grading_errors, summary
+            records = grade_all(backend, folder, seed, exercises, timeout, args.jobs)
+            print(summary(records, args.lang), flush=True)
+            # 1, not 2: the gradebook is written and every other row holds; and 2 is never
+            # because of what a submission did (a judge may die of one), DESIGN's exit statuses.
+            results = {"seed": seed, "submissions": records,
+                       "causes": causes(records, args.lang)}
+            return (1 if grading_errors(records) else 0), results
+        result = grade(backend, folder, seed, exercises, call_timeout=timeout)
+    except SessionError as error:
+        print(Bi("grader.py: 测试没能运行——这是评分程序的问题，不是你代码的问题：\n",
+                 "grader.py: the tests could not run — a problem of the grader, not of your "
+                 "code:\n").render(args.lang)
+              + report.no_commands(inert(str(error))), file=sys.stderr)
+        return USAGE_ERROR, None
+    command = "python grader.py" + (" --solutions" if args.solutions else "") + \
+        (f" --submission {args.submission}" if args.submission else "")
+    if args.watch:
+        from grading.commands.watch import watch
+        return watch(backend, folder, seed, timeout, result, command, args.lang), None
+    actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    shown = report.text(result, command, args.lang)
+    # In Actions, the report is printed with workflow commands stopped (report.github_log), so no
+    # line of the learner's can act as one; the grader's own annotations come after the resume.
+    print(report.github_log(shown) if actions else shown)
+    results = report.gradescope(result, args.lang) if args.json else None
+    pass_mark = result.max_score if args.pass_mark is None else args.pass_mark
+    blockers = not_a_pass(result, args, actions)
+    if actions:  # a job summary and annotations
+        print("\n".join(report.github_annotations(result, args.lang)))
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as f:
+                f.write(report.github_summary(result, pass_mark, args.lang, blockers))
+    for blocker in blockers:  # why the exit status is not 0, whatever the points
+        print("grader.py:" + blocker.render(args.lang), file=sys.stderr)
+    if result.grading_errors:
+        return USAGE_ERROR, results
+    return (0 if result.score >= pass_mark and not blockers else 1), results
+
+
+def grading_mode(args, actions):
+    """Whether this run may be taken for a grade: in CI (GitHub Actions, or any CI that sets
+    CI=true) or when it writes results.json (Gradescope's format, what a course imports)."""
+    ci = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+    return actions or ci or bool(args.json)
+
+
+def not_a_pass(result, args, actions):
+    """Why this run must not exit 0 whatever its points (Bi texts, each starting with a space):
+    the hidden checks did not run (no solutions here) in a run that may be taken for a grade;
+    the workflow reports changes outside exercises/ (GRADER_CHANGES_OUTSIDE, set by the CI step
+    from .github/scripts/outside-exercises.sh)."""
+    from grading.output import report
+    blockers = []
+    if result.hidden_points and grading_mode(args, actions):
+        blockers.append(report.not_graded(result) + Bi(
+            " 在 CI 里、或写出 results.json 时，这样的运行不会以 0 退出。",
+            " In CI, or writing results.json, such a run never exits 0."))
+    outside = inert_line(os.environ.get("GRADER_CHANGES_OUTSIDE", "")).strip()
+    if outside:
+        blockers.append(Bi(f" 这次改动了 exercises/ 以外的文件（{outside}）：它们不会被评分，去掉之前检查不会通过。",
+                           f" This change touches files outside exercises/ ({outside}): they are "
+                           "not graded, and the check fails until they are removed."))
+    return blockers
