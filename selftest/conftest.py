@@ -19,8 +19,17 @@ from pathlib import Path
 
 import pytest
 
-from fixtures import (MISTAKES, SOLUTIONS, StaleMistake, exercise_of_fixture, fixture_dirs,
-                      materialise_files, materialise_together, mistake_id, one_per_exercise)
+from fixtures import (
+    MISTAKES,
+    SOLUTIONS,
+    StaleMistake,
+    exercise_of_fixture,
+    fixture_dirs,
+    materialise_files,
+    materialise_together,
+    mistake_id,
+    one_per_exercise,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = random.randrange(1, 1 << 31)  # fresh inputs every check, printed for replay

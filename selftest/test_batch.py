@@ -14,13 +14,11 @@ import zipfile
 import pytest
 
 import course
-
-FULL = f"{course.TOTAL:g}"  # a right submission's total, as the gradebook writes it
-
 from conftest import ROOT, early_folder, early_run, start_early
 from fixtures import MISTAKES, SOLUTIONS, materialise_together, mistake_id
 from grading.commands import batch
 
+FULL = f"{course.TOTAL:g}"  # a right submission's total, as the gradebook writes it
 ZERO_WIDTH = "alice\u200b"
 
 

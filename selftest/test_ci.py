@@ -8,12 +8,11 @@ import sys
 import time
 
 import pytest
+from test_output_safety import COMMAND_LINES, ESCAPES, MARKUP, controls, runner_commands, strings
 
 import course
-from conftest import (ROOT, SOLUTIONS, copy_repository, early_folder, early_run,
-                      processes_mentioning)
+from conftest import ROOT, SOLUTIONS, copy_repository, early_folder, early_run, processes_mentioning
 from fixtures import SUBMISSIONS
-from test_output_safety import COMMAND_LINES, ESCAPES, MARKUP, controls, runner_commands, strings
 
 pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
 

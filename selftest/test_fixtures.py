@@ -5,7 +5,6 @@ import re
 import pytest
 
 import course
-
 from fixtures import MISTAKES, exercise_of_fixture, fixture_dirs, mistake_id
 
 POINTS = {exercise.name: exercise.points for exercise in course.EXERCISES}

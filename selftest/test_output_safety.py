@@ -14,13 +14,12 @@ import shutil
 import unicodedata
 from pathlib import Path
 
-
 from grading.commands import batch
-from grading.output import report
+from grading.diagnosis.causes import Diagnosis
 from grading.i18n import Bi
 from grading.judge.plugin import TestResult as Result  # not collected as a test class
 from grading.judge.session import ExerciseGrade, Grade
-from grading.testkit import Diagnosis
+from grading.output import report
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND_LINES = ["::add-mask::secret", "::error file=x::fake", "::stop-commands::abc",

@@ -6,8 +6,8 @@ import socket
 import pytest
 import torch
 
+from grading.errors import PeerClosed, ProtocolError
 from grading.wire import protocol
-from grading.errors import ProtocolError, PeerClosed
 
 
 def roundtrip(value):

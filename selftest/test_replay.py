@@ -8,10 +8,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from grading.wire import protocol
-from grading.judge import replay
-from grading.worker.executor import Executor
 from grading.errors import ReplayError
+from grading.judge import replay
+from grading.wire import protocol
+from grading.worker.executor import Executor
 
 
 class Head(nn.Module):

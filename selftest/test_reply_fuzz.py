@@ -28,14 +28,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from grading.wire import protocol
-from grading.judge.worker_handle import garbled
-from grading.wire.ops import reply_problem as malformed
+from grading.config import EXERCISES
+from grading.errors import WorkerFailure
 from grading.judge.plugin import GradingPlugin, Source
 from grading.judge.plugin import TestResult as Outcome
 from grading.judge.remote import LocalChannel, Module
-from grading.config import EXERCISES
-from grading.errors import WorkerFailure
+from grading.judge.worker_handle import garbled
+from grading.wire import protocol
+from grading.wire.ops import reply_problem as malformed
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"

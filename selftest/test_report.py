@@ -5,8 +5,8 @@ from pathlib import Path
 
 from grading.i18n import Bi
 from grading.judge.plugin import TestResult as Result
-from grading.output.report import text
 from grading.judge.session import ExerciseGrade, Grade
+from grading.output.report import text
 
 WARNING = ("UserWarning: Implicit dimension choice for softmax has been deprecated. Change the call "
            "to include dim=X as an argument. [ex5_causal_mask.py:40]")

@@ -1,8 +1,9 @@
-"""The search behind the diagnoses (grading.testkit.slips): a cause is named only when exactly one
+"""The search behind the diagnoses (grading.diagnosis.slips): a cause is named only when exactly one
 combination of slips gives the learner's numbers."""
 import torch
 
-from grading.testkit import Way, named_slips, same, slips
+from grading.checks.expect import same
+from grading.diagnosis.slips import Way, named_slips, slips
 
 STEPS = {  # y = x * scale + shift, with two slips for the scale and one for the shift
     "scale": [Way("two", 2.0), Way("three", 3.0, "乘了 3", "times 3"),

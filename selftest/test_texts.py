@@ -268,12 +268,12 @@ def test_a_command_line_error_is_told_in_the_chosen_language(argv, capsys, monke
 
 
 def test_the_test_kits_messages_say_where_and_what_in_chinese():
-    """The messages the test kit composes: a place in a tensor that is already indexed is
+    """The messages grading.checks composes: a place in a tensor that is already indexed is
     'out[:, 0] 在 [1, 0] 处' in Chinese ('at' in English), a None is '是 None' (with its space)."""
     import torch
 
+    from grading.checks.expect import expect_close, expect_sequence, expect_tensor
     from grading.errors import CheckFailed
-    from grading.testkit import expect_close, expect_sequence, expect_tensor
     want = torch.zeros(2, 3)
     got = want.clone()
     got[1, 0] = 0.5

@@ -3,14 +3,16 @@
 Exercise 4 computes the scores, exercise 5 the masked softmax, exercise 6 both inside a head: the
 ways of each step (SCORE_STEPS, MASK_STEPS: the lesson's own first, then the slips learners make)
 and the causes of the crashes they share live here, once, for each test file to import; no test
-file imports another. See grading/testkit.py's mistake space for how a diagnosis searches them.
+file imports another. See grading/diagnosis/slips.py for how a diagnosis searches them.
 """
 import functools
 import re
 
 import torch
 
-from grading.testkit import LONG_T, Diagnosis, Way
+from grading.checks.shown_work import LONG_T
+from grading.diagnosis.causes import Diagnosis
+from grading.diagnosis.slips import Way
 
 # -- from ex3_qkv ------------------------------------------------------------
 

@@ -1,10 +1,10 @@
 """Exercise 1 · token embedding (先升级表示): (B, T) ids → (B, T, n_embd) vectors."""
 import torch
 
+from grading.checks.expect import expect_close, expect_tensor, fail
+from grading.checks.scenario import SHAPES, hidden, public, raises, randn, set_embedding, trainable_shapes
+from grading.diagnosis.causes import Diagnosis, close, finite
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_tensor, fail, finite, \
-    hidden, public, raises, randn, set_embedding, trainable_shapes
-
 
 # -- scenarios: run on the submission in a worker and on the solution in the judge ---------------
 

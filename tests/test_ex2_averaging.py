@@ -1,11 +1,12 @@
 """Exercise 2 · averaging the context (对前文取平均): weights = normalised tril; weights @ x."""
 import torch
 
+from grading.checks.expect import SHOULD_BE, expect_close, expect_dtype, expect_tensor, fail, upper_triangle
+from grading.checks.scenario import SHAPES, hidden, public, randn, returned_or_raised
+from grading.checks.shown_work import LONG_T, Consistent, expect_no_loop, loops, shown_work
+from grading.diagnosis.causes import Diagnosis, close
+from grading.diagnosis.slips import Way, lesson, named_slips, slip_diagnosis
 from grading.i18n import Bi
-from grading.testkit import LONG_T, SHAPES, SHOULD_BE, Consistent, Diagnosis, Way, close, \
-    expect_close, expect_dtype, expect_no_loop, expect_tensor, fail, hidden, lesson, loops, \
-    named_slips, public, randn, returned_or_raised, shown_work, slip_diagnosis, \
-    upper_triangle
 
 LENGTHS = (1, 5, 8, 12)  # 12: longer than the lesson's example's T = 8
 

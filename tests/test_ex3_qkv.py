@@ -1,8 +1,9 @@
 """Exercise 3 · query, key, value (查询、键、值): three Linear(n_embd, head_size, bias=False)."""
 import torch
 
-from grading.testkit import SHAPES, Diagnosis, close, expect_close, expect_sequence, \
-    draw_qkv, expect_tensor, fail, finite, hidden, public, raises, randn, set_linear
+from grading.checks.expect import expect_close, expect_sequence, expect_tensor, fail
+from grading.checks.scenario import SHAPES, draw_qkv, hidden, public, raises, randn, set_linear
+from grading.diagnosis.causes import Diagnosis, close, finite
 from lesson_steps import layer_shape_diagnosis
 
 NAMES = ("q", "k", "v")

@@ -2,13 +2,18 @@
 
 import torch
 
+from grading.checks.expect import expect_close, expect_inputs_unchanged, expect_tensor, fail, same
+from grading.checks.scenario import SHAPES, hidden, public, randn
+from grading.checks.shown_work import Consistent, expect_built_yourself, shown_work
+from grading.diagnosis.causes import (
+    Diagnosis,
+    changed_everywhere,
+    modifies_input_diagnosis,
+    shortcut_diagnosis,
+)
+from grading.diagnosis.slips import lesson, named_slips
 from grading.i18n import Bi
-from grading.testkit import SHAPES, Consistent, Diagnosis, changed_everywhere, \
-    expect_built_yourself, expect_close, expect_inputs_unchanged, expect_tensor, fail, hidden, \
-    lesson, modifies_input_diagnosis, named_slips, public, randn, same, \
-    shortcut_diagnosis, shown_work
-from lesson_steps import SCORE_STEPS, scaled_scores, sqrt_of_int, transposed_3d, \
-    undefined_head_size
+from lesson_steps import SCORE_STEPS, scaled_scores, sqrt_of_int, transposed_3d, undefined_head_size
 
 # Many scores, so that their variance is estimated within a few percent; head sizes drawn afresh
 # each run, one small and one large, and far from T (scaling by √T must not pass by chance).

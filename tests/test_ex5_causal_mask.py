@@ -2,11 +2,26 @@
 
 import torch
 
+from grading.checks.derivatives import expect_row_gradients, row_gradients
+from grading.checks.expect import (
+    SHOULD_BE,
+    expect_close,
+    expect_inputs_unchanged,
+    expect_tensor,
+    fail,
+    same,
+    upper_triangle,
+)
+from grading.checks.scenario import SHAPES, hidden, public, randn
+from grading.checks.shown_work import Consistent, expect_built_yourself, shown_work
+from grading.diagnosis.causes import (
+    Diagnosis,
+    changed_everywhere,
+    modifies_input_diagnosis,
+    shortcut_diagnosis,
+)
+from grading.diagnosis.slips import lesson, named_slips
 from grading.errors import WorkerFailure
-from grading.testkit import SHAPES, SHOULD_BE, Consistent, Diagnosis, changed_everywhere, expect_built_yourself, expect_close, expect_inputs_unchanged, \
-    expect_row_gradients, expect_tensor, fail, hidden, lesson, modifies_input_diagnosis, \
-    named_slips, public, randn, row_gradients, same, shortcut_diagnosis, shown_work, \
-    upper_triangle
 from lesson_steps import MASK_STEPS, fixed_size_mask, mask_sized_by_batch, masked_weights
 
 SHAPE_NAMES = ("B", "T", "T")

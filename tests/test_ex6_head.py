@@ -5,16 +5,47 @@ import re
 import torch
 import torch.nn as nn
 
-from grading.i18n import Bi
+from grading.checks.derivatives import expect_row_gradients, row_gradients
+from grading.checks.expect import (
+    expect_close,
+    expect_inputs_unchanged,
+    expect_repeatable,
+    expect_tensor,
+    fail,
+    same,
+    sequence_name,
+)
+from grading.checks.scenario import SHAPES, draw_qkv, hidden, public, randn, set_linear, trainable_shapes
+from grading.checks.shown_work import (
+    LONG_T,
+    Consistent,
+    expect_built_yourself,
+    expect_no_loop,
+    loops,
+    shown_work,
+)
+from grading.diagnosis.causes import (
+    Diagnosis,
+    changed_everywhere,
+    finite,
+    modifies_input_diagnosis,
+    shortcut_diagnosis,
+)
+from grading.diagnosis.slips import Way, lesson, named_slips
 from grading.errors import WorkerFailure
-from grading.testkit import LONG_T, SHAPES, Consistent, Diagnosis, Way, changed_everywhere, \
-    draw_qkv, expect_built_yourself, expect_close, expect_inputs_unchanged, expect_no_loop, \
-    expect_repeatable, expect_row_gradients, expect_tensor, fail, finite, hidden, lesson, loops, \
-    modifies_input_diagnosis, named_slips, sequence_name, public, randn, row_gradients, same, set_linear, \
-    shortcut_diagnosis, shown_work, trainable_shapes
-from lesson_steps import MASK_STEPS, SCORE_STEPS, fixed_size_mask, layer_shape_diagnosis, \
-    mask_sized_by_batch, masked_weights, scaled_scores, sqrt_of_int, transposed_3d, \
-    undefined_head_size
+from grading.i18n import Bi
+from lesson_steps import (
+    MASK_STEPS,
+    SCORE_STEPS,
+    fixed_size_mask,
+    layer_shape_diagnosis,
+    mask_sized_by_batch,
+    masked_weights,
+    scaled_scores,
+    sqrt_of_int,
+    transposed_3d,
+    undefined_head_size,
+)
 
 OUT_NAMES = ("B", "T", "head_size")
 LONG = {**SHAPES[0], "T": LONG_T, "block_size": LONG_T + 8}  # T far beyond the other shapes

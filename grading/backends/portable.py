@@ -28,11 +28,11 @@ import subprocess
 import sys
 import tempfile
 
-from grading.i18n import Bi
-from grading.walls.audit import tripwire_wanted
 from grading.backends.zygote import MEMORY_CAP, WORKER_PYTHON, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT
 from grading.backends.zygote import minimal_environment as zygote_environment
-from grading.errors import GradingError, WallsMissing, ProtocolError, PeerClosed, Timeout
+from grading.errors import GradingError, PeerClosed, ProtocolError, Timeout, WallsMissing
+from grading.i18n import Bi
+from grading.walls.audit import tripwire_wanted
 from grading.wire.ops import Op
 
 BACKENDS = ("auto", "linux", "portable")

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
 from grading.errors import GradingError
 from grading.wire.ops import Op
 

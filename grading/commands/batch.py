@@ -35,12 +35,12 @@ import zipfile
 from collections import Counter, deque
 from pathlib import Path
 
-from grading.output import report
+from grading.config import EXERCISES, ROOT
+from grading.errors import SessionError
 from grading.i18n import Bi
 from grading.inert import _CONTROLS, inert_line
-from grading.config import EXERCISES, ROOT
 from grading.judge.session import grade
-from grading.errors import SessionError
+from grading.output import report
 
 CSV_COLUMNS = ["name", *EXERCISES, "total", "status", "note", "seconds"]
 STATUSES = ("graded", "incomplete", "empty", "refused", "grading error")
@@ -275,6 +275,7 @@ class _Judges:
         if self.fork:
             import pytest  # noqa: F401  (imported once, before the judges fork)
             import torch  # noqa: F401
+
             import grading.judge.plugin  # noqa: F401
             gc.freeze()  # forked judges leave torch's objects alone (see grading/worker/main.py)
         if os.name == "nt":  # pipes cannot be selected on Windows: a thread reads each

@@ -29,10 +29,10 @@ import sys
 from pathlib import Path
 
 import course
+from grading.config import EXERCISE_BUDGET, EXERCISES, EXERCISES_DIR, ROOT, SOLUTIONS
+from grading.errors import GradingError, SessionError, WallsMissing
 from grading.i18n import LANGUAGES, Bi, default_language
 from grading.inert import inert, inert_line
-from grading.config import EXERCISES, EXERCISES_DIR, EXERCISE_BUDGET, ROOT, SOLUTIONS
-from grading.errors import GradingError, WallsMissing, SessionError
 
 USAGE_ERROR = 2
 
@@ -314,9 +314,9 @@ def main(argv=None):
 
 def run(args, folder, exercises, backend):
     """Grade; returns (exit status, what to write to --json or None)."""
-    from grading.output import report  # imported before any submission code runs, like everything else
     from grading.config import CALL_TIMEOUT
     from grading.judge.session import grade
+    from grading.output import report  # imported before any submission code runs, like everything else
 
     seed = args.seed if args.seed is not None else random.randrange(1, 1 << 31)
     timeout = args.timeout or CALL_TIMEOUT

@@ -46,9 +46,9 @@ import traceback
 import zipfile
 from pathlib import Path
 
+from grading.config import EXERCISES, ROOT
 from grading.i18n import LANGUAGES, Bi
 from grading.inert import inert, inert_line
-from grading.config import EXERCISES, ROOT
 
 FOLDER = "grader"  # the repository's copy inside the zip, so /autograder/source/grader
 SHIPPED = ("grader.py", "course.py", "pytest.ini", "requirements.txt", "grading", "tests", "solutions",

@@ -7,8 +7,8 @@ shown last is kept in .grader-hints.json and the next call shows the next one.
 import json
 
 import course
-from grading.i18n import Bi
 from grading.config import ROOT, SECTIONS
+from grading.i18n import Bi
 
 MEMORY = ROOT / ".grader-hints.json"
 

@@ -8,8 +8,8 @@ from grading.i18n import Bi
 def watch(backend, folder, seed, timeout, result, command, lang, poll=0.3):
     """Show the grade; whenever ex*.py files change, regrade every one of them (however many
     changed within one poll: an editor's Save All, git checkout) and show it again."""
-    from grading.output import report
     from grading.judge.session import grade
+    from grading.output import report
 
     def stamps():  # size and mtime in ns: two saves within a second differ, a rewrite too
         found = {}

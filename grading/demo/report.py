@@ -1,15 +1,47 @@
 """`python grader.py demo`, in the judge: the report of the training that ran in a worker
 (grading/demo/training.py, which holds the corpus and the models): text, --json, a PNG heatmap when
 matplotlib is installed."""
-from grading.demo.training import (  # noqa: F401  (the corpus's facts: the report's, the tests')
-    ADVERBS, ANSWERS, BATCH, BLOCK_SIZE, COLOURS, CUES, FIXED, FOLLOW_ONE, FOODS, HEAD_SIZE, INDEX,
-    LR, MAX_LENGTH, N_EMBD, NAMED, PAD, STEPS, SUBJECTS, TIMES, TRAIN, VALIDATION, VOCAB,
-    Attention, Averaging, Bigram, encode, evaluate, floor_nats, generate, heatmap_sentence, parse,
-    right, run, sentences, train)
 import torch
 
-from grading.i18n import Bi
+from grading.demo.training import (  # noqa: F401  (the corpus's facts: the report's, the tests')
+    ADVERBS,
+    ANSWERS,
+    BATCH,
+    BLOCK_SIZE,
+    COLOURS,
+    CUES,
+    FIXED,
+    FOLLOW_ONE,
+    FOODS,
+    HEAD_SIZE,
+    INDEX,
+    LR,
+    MAX_LENGTH,
+    N_EMBD,
+    NAMED,
+    PAD,
+    STEPS,
+    SUBJECTS,
+    TIMES,
+    TRAIN,
+    VALIDATION,
+    VOCAB,
+    Attention,
+    Averaging,
+    Bigram,
+    encode,
+    evaluate,
+    floor_nats,
+    generate,
+    heatmap_sentence,
+    parse,
+    right,
+    run,
+    sentences,
+    train,
+)
 from grading.errors import WorkerFailure
+from grading.i18n import Bi
 from grading.wire.ops import Op
 
 

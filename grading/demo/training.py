@@ -34,7 +34,6 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-
 # -- the corpus -----------------------------------------------------------------------------------
 
 ANSWERS = "惯腻够过怕"  # shared by foods and colours: 吃惯 看惯, 吃腻 看腻, 吃够 看够, 吃过 看过, 吃怕 看怕

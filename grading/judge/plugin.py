@@ -21,11 +21,11 @@ import pytest
 import torch
 
 import course
-from grading.judge import source_check
+from grading.errors import CheckFailed, GradingError, WorkerFailure
 from grading.i18n import Bi
-from grading.judge.worker_handle import ExerciseWorker
+from grading.judge import source_check
 from grading.judge.remote import LocalChannel, Module, WorkerChannel
-from grading.errors import GradingError, WorkerFailure, CheckFailed
+from grading.judge.worker_handle import ExerciseWorker
 
 REFERENCE_PACKAGE = "reference_solutions"
 

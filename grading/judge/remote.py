@@ -5,11 +5,11 @@ the submission, through a WorkerChannel (every call goes to the worker), and on 
 through a LocalChannel (the same requests, answered in the judge's own process). Only primitive
 requests cross (grading.worker.executor.Executor); every conclusion is drawn here, from returned values.
 """
-from grading.wire import protocol
-from grading.i18n import Bi
-from grading.worker.executor import Executor
 from grading.errors import WorkerFailure
+from grading.i18n import Bi
+from grading.wire import protocol
 from grading.wire.ops import Op
+from grading.worker.executor import Executor
 
 
 class WorkerChannel:

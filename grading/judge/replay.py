@@ -21,6 +21,7 @@ new inputs, and the check says so.
 import math
 
 import torch
+
 from grading.errors import ReplayError
 
 MAX_OPS = 4000  # operations in one record (grading.worker.executor.MAX_RECORD)

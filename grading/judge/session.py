@@ -9,16 +9,16 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from grading.errors import SessionError
 
 from grading.config import CALL_TIMEOUT, EXERCISES, ROOT, SOLUTIONS, TEST_TIMEOUT, TESTS
+from grading.errors import SessionError
 
 
 @dataclass
 class ExerciseGrade:
     exercise: str
     results: list  # TestResult, in the order the tests are written
-    diagnosis: object = None  # testkit.Diagnosis: the likely mistake, when the outputs show one
+    diagnosis: object = None  # diagnosis.causes.Diagnosis: the likely mistake, when the outputs show one
     diagnosis_problem: str = ""  # an exception in the diagnosis itself (never costs points)
 
     @property
@@ -75,8 +75,9 @@ class Grade:
 
 def grade(backend, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
           call_timeout=CALL_TIMEOUT):
-    from grading.judge.plugin import GradingPlugin
     import pytest
+
+    from grading.judge.plugin import GradingPlugin
 
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only our plugins: fast and predictable
     exercises = exercises or EXERCISES

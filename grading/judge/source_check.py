@@ -75,7 +75,8 @@ def _read(path):
     """(lines, tree, nodes) of a regular file, or None: a file Python cannot decode or parse
     cannot run. The nodes are listed once (ast.walk is slow on a big file, and several look)."""
     # O_NONBLOCK: a named pipe put in place of a file must not hang the judge
-    opener = lambda name, flags: os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
+    def opener(name, flags):
+        return os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         with open(path, "rb", opener=opener) as file:
             if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
@@ -298,7 +299,8 @@ class _Submission:
 
     def _loops(self, rel, node, function):
         """`node`, in `function`, is a loop whose number of turns can depend on the input."""
-        fixed = lambda iterable: self._fixed(rel, iterable, function)
+        def fixed(iterable):
+            return self._fixed(rel, iterable, function)
         if isinstance(node, ast.While):
             return True
         if isinstance(node, (ast.For, ast.AsyncFor)):

@@ -17,11 +17,11 @@ import select
 import signal
 import time
 
+from grading.config import EXERCISE_BUDGET
+from grading.errors import PeerClosed, ProtocolError, Timeout, WorkerFailure
+from grading.i18n import Bi
 from grading.wire import protocol
 from grading.wire.ops import reply_problem
-from grading.i18n import Bi
-from grading.config import EXERCISE_BUDGET
-from grading.errors import WorkerFailure, ProtocolError, PeerClosed, Timeout
 
 MAX_RESTARTS = 3
 WALL_FACTOR = 4  # the wall-clock backstop: this many times a limit of the worker's own time

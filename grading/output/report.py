@@ -11,9 +11,9 @@ import secrets
 import tempfile
 from pathlib import Path
 
+from grading.config import SECTIONS
 from grading.i18n import Bi
 from grading.inert import inert, inert_line
-from grading.config import SECTIONS
 
 MARKS = {"done": "✓", "failing": "✗", "todo": "·"}
 STATUS = {"done": Bi("完成", "done"), "failing": Bi("待修正", "to fix"),

@@ -16,8 +16,8 @@ import time
 
 import torch
 
+from grading.errors import PeerClosed, ProtocolError, Timeout
 from grading.inert import inert
-from grading.errors import ProtocolError, PeerClosed, Timeout
 
 MAX_MESSAGE = 16 * 1024 * 1024  # bytes; a (B, T, T) of float32 for any test shape is far below this
 MAX_DEPTH = 12  # nesting of a decoded value: the exercises return at most a tuple of tensors

@@ -9,7 +9,7 @@ are primitive (see Executor): construct an object, set a named tensor, call a fu
 the judge's tensors, a vector-Jacobian product, the record of one call's operations. Everything the judge
 concludes, it concludes from what came back.
 
-This file imports nothing of tests/, the test kit or the solutions.
+This file imports nothing of tests/, the judge side (grading/judge, checks, diagnosis) or the solutions.
 Run as a script by grading.backends.zygote: python -I -S grading/worker/main.py ROOT CONTROL_FD[,FD…]
 or by grading.backends.portable:            python -I -S grading/worker/main.py --portable ADDRESS ROOT [--tripwire]
 (-S: no site module, so no .pth file or sitecustomize runs; see zygote.WORKER_PYTHON.)
@@ -41,8 +41,9 @@ def zygote_main(root, control_fds):
     sys.path.insert(0, root)
     import torch  # noqa: F401  (the expensive import, done once for every worker)
     import torch.utils._python_dispatch  # noqa: F401
-    from grading.wire import protocol  # noqa: F401
+
     from grading.walls import kernel
+    from grading.wire import protocol  # noqa: F401
     torch.backends.cpu.get_cpu_capability()  # reads /proc/cpuinfo now: workers may not
     kernel.become_subreaper()
     import grading.demo.training  # noqa: F401  (the demo's training runs in a worker)
@@ -74,12 +75,13 @@ def zygote_main(root, control_fds):
 def _warm_up():
     """Every primitive once, on a tiny module, so that what torch loads or builds lazily on first
     use (the dispatch modes, autograd) is loaded here once, not in every worker behind its walls."""
-    from grading.wire.ops import Op
     import types
 
     import torch
     import torch.nn as nn
+
     from grading.wire import protocol
+    from grading.wire.ops import Op
     example = types.SimpleNamespace(Layer=lambda: nn.Linear(2, 2, bias=False))
     from grading.worker.executor import Executor
     executor = Executor(example)
@@ -93,8 +95,8 @@ def _warm_up():
 
 
 def _serve(request, control, controls, children):
-    from grading.wire.ops import Op
     from grading.walls import kernel
+    from grading.wire.ops import Op
     op = request.get("op")
     zygote = os.getpid()
     if op == Op.SPAWN:
@@ -164,8 +166,9 @@ def _worker_main(sock, package_dir, module_name, memory, demo):
     os.setsid()  # its own process group: the judge kills the group
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     import torch
-    from grading.wire import protocol
+
     from grading.walls import kernel
+    from grading.wire import protocol
     if demo:  # the demo's optimiser imports torch._dynamo, which wants a writable folder at first
         import torch._dynamo  # noqa: F401
 
@@ -193,9 +196,9 @@ def _worker_main(sock, package_dir, module_name, memory, demo):
 def _serve_requests(sock, module, package_dir, output):
     """Answer the judge's requests on one exercise module until it releases the worker (True)
     or closes the connection (False)."""
-    from grading.wire.ops import Op
-    from grading.wire import protocol
     from grading.errors import PeerClosed
+    from grading.wire import protocol
+    from grading.wire.ops import Op
     from grading.worker.executor import Executor
     executor = Executor(module)
     while True:
@@ -234,9 +237,10 @@ def portable_main(address, root, tripwire):
     sock = socket.create_connection((host, int(port)))
     import torch
     import torch.utils._python_dispatch  # noqa: F401
-    from grading.wire import protocol
-    from grading.errors import PeerClosed, ProtocolError
+
     import grading.demo.training  # noqa: F401  (the demo's training runs in a worker)
+    from grading.errors import PeerClosed, ProtocolError
+    from grading.wire import protocol
     _warm_up()
     torch.set_num_threads(1)
     sys.path.remove(root)  # as in the zygote: a submission cannot import exercises/ or solutions/

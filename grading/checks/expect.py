@@ -1,0 +1,222 @@
+"""The judge side of a test: checks on the outputs a scenario returned, each failing with
+CheckFailed and a text in both languages that says what to fix."""
+import math
+
+import torch
+
+from grading.errors import CheckFailed
+from grading.i18n import Bi
+from grading.judge.remote import Remote
+from grading.wire.protocol import NotATensor
+
+REFERENCE = Bi("参考答案是", "the reference gives")
+
+
+SHOULD_BE = Bi("应为", "it should be")
+
+
+def fail(zh, en):
+    raise CheckFailed(Bi(zh, en))
+
+
+def shape_text(shape, names=None):
+    values = "(" + ", ".join(str(n) for n in shape) + ")"
+    return f"({', '.join(names)}) = {values}" if names else values
+
+
+def index_text(index):
+    return "[" + ", ".join(str(i) for i in index) + "]"
+
+
+def entry(what, index, lang="en"):
+    """'out[1, 2]' for a plain name, 'out[:, 0] at [1, 2]' for one that is already indexed. In
+    Chinese, the subject of a sentence that goes on with 是: 'out[1, 2] ', 'out[:, 0] 在 [1, 2] 处'
+    (a space after code, none after 处)."""
+    if "[" not in what:
+        return f"{what}{index_text(index)}" + (" " if lang == "zh" else "")
+    return f"{what} 在 {index_text(index)} 处" if lang == "zh" else f"{what} at {index_text(index)}"
+
+
+def sequence_name(value):
+    """A tuple or a list, as a Chinese sentence names it: 元组（tuple）, 列表（list）."""
+    name = type(value).__name__
+    return f"{'元组' if isinstance(value, tuple) else '列表'}（{name}）"
+
+
+def kind_of(value):
+    if isinstance(value, (NotATensor, Remote)):
+        return Bi(f"一个 {value.type_name}", f"a {value.type_name}")
+    if isinstance(value, torch.Tensor):
+        return Bi(f"一个形状为 {shape_text(value.shape)} 的张量",
+                  f"one tensor of shape {shape_text(value.shape)}")
+    if isinstance(value, (tuple, list)):
+        return Bi(f"一个含 {len(value)} 项的{sequence_name(value)}",
+                  f"a {type(value).__name__} of {len(value)}")
+    return Bi("None", "None") if value is None else Bi(f"一个 {type(value).__name__}",
+                                                       f"a {type(value).__name__}")
+
+
+def spaced(zh):
+    """A text that goes right after Chinese: a space before it when it starts with code (是 None,
+    but 是一个 tuple)."""
+    return f" {zh}" if zh[:1].isascii() else zh
+
+
+def expect_tensor(value, what, shape=None, names=None):
+    """The value is a plain tensor of the given shape, of real floating-point numbers, with no NaN
+    or ±inf; returns it as float64."""
+    if isinstance(value, (NotATensor, Remote)):
+        fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是 {value.type_name}：请用 torch 的运算来计算",
+             f"{what} should be a torch.Tensor, but your code returned a {value.type_name}: "
+             "compute it with torch operations")
+    if not isinstance(value, torch.Tensor):
+        kind = kind_of(value)
+        fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是{spaced(kind.zh)}",
+             f"{what} should be a torch.Tensor, but your code returned {kind.en}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"{what} 的形状应为 {shape_text(shape, names)}，实际是 {shape_text(value.shape)}",
+             f"{what} should have shape {shape_text(shape, names)}, got {shape_text(value.shape)}")
+    if value.is_complex():
+        fail(f"{what} 应当是实数，实际是 {value.dtype}", f"{what} should be real, got {value.dtype}")
+    if not value.is_floating_point():  # ints and bools: what a mask or a count is, not a weight
+        fail(f"{what} 应当是浮点数的张量（例如 torch.float32），实际是 {value.dtype}：整数或 True/False "
+             "表示不了权重和向量",
+             f"{what} should hold floating-point numbers (torch.float32, say), got {value.dtype}: "
+             "integers or True/False cannot hold weights and vectors")
+    value = value.to(torch.float64)
+    bad = ~torch.isfinite(value)
+    if bad.any():
+        where = tuple(bad.nonzero()[0].tolist())
+        number = value[where].item()
+        if math.isnan(number) and ("softmax" in what or what.startswith("forward(x)")):
+            fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数（整行都是 −∞ 的话，softmax 之后就是 NaN）",
+                 f"{entry(what, where)} is {number}: the output must be finite (a row that is all "
+                 "−∞ turns into NaN after softmax)")
+        fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数",
+             f"{entry(what, where)} is {number}: the output must be finite")
+    return value
+
+
+def expect_close(got, want, what, names=None, atol=1e-5, rtol=1e-5, source=REFERENCE, hint=None):
+    """got matches want elementwise within atol + rtol·|want|, like torch.testing.assert_close.
+    `source` says where want comes from: the reference (hidden cases) or the lesson (public);
+    `hint`, a Bi, is a second line that says what the check means."""
+    got = expect_tensor(got, what, want.shape, names)
+    want = want.to(torch.float64)
+    diff = (got - want).abs()
+    wrong = diff > atol + rtol * want.abs()
+    if wrong.any():
+        worst = tuple(torch.nonzero(diff == diff.max())[0].tolist())
+        at, g, w = entry(what, worst), f"{got[worst].item():.4g}", f"{want[worst].item():.4g}"
+        n, total, most = int(wrong.sum()), want.numel(), f"{diff.max().item():.2g}"
+        text = Bi(f"{entry(what, worst, 'zh')}是 {g}，{source.zh} {w}（{total} 个数中有 {n} 个不同，最多差 {most}）",
+                  f"{at} is {g}, {source.en} {w} ({n} of {total} entries differ, by up to {most})")
+        raise CheckFailed(text + Bi("\n" + hint.zh, "\n" + hint.en) if hint else text)
+
+
+def expect_sequence(value, what, length):
+    if not isinstance(value, (tuple, list)) or len(value) != length:
+        kind = kind_of(value)
+        fail(f"{what} 应当返回 {length} 个张量，实际返回的是{spaced(kind.zh)}",
+             f"{what} should return {length} tensors, got {kind.en}")
+    return value
+
+
+def expect_dtype(value, what, dtype=torch.float32):
+    """A tensor's numbers are of `dtype` (torch's default, float32, as the lesson's inputs are):
+    float64 does not mix with the float32 weights of the next step."""
+    if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != dtype:
+        name = str(dtype).replace("torch.", "")
+        fail(f"{what} 的数是 {value.dtype}，应当是 {dtype}（torch 默认的类型，课文里的张量都是它）："
+             f"它在下一步要和 {name} 的张量、权重相乘，类型不同就会报错",
+             f"{what} holds {value.dtype} numbers; it should hold {dtype}, torch's default, "
+             f"which the lesson's tensors all have: the next step multiplies it with {name} tensors and weights, and "
+             "mixed types are an error")
+    return value
+
+
+def changed_inputs(sent, after, names):
+    """[(name, where or None, before, now), …] of the tensor arguments that a call left other than
+    the judge sent them (`sent`: the judge's copies; `after`: the worker's report, see
+    Remote.call_inputs); where is None when the shape or the dtype changed."""
+    changed = []
+    for name, before, now in zip(names, sent, after):
+        if not isinstance(now, torch.Tensor) or now.shape != before.shape \
+                or now.dtype != before.dtype:
+            changed.append((name, None, before, now))
+        elif not torch.equal(now, before):  # NaN is never equal: a finite input turned NaN
+            where = tuple((now != before).nonzero()[0].tolist())
+            changed.append((name, where, before[where].item(), now[where].item()))
+    return changed
+
+
+def expect_inputs_unchanged(sent, after, what, names):
+    """The call left its tensor arguments as they were sent: an in-place operation on an input
+    (q *= …, scores.masked_fill_(…)) changes the caller's tensor, which a model still uses."""
+    if not isinstance(after, list) or len(after) != len(sent):
+        fail(f"{what} 调用之后没有交回它的参数", f"{what} did not give its arguments back")
+    for name, where, before, now in changed_inputs(sent, after, names)[:1]:
+        if where is None:
+            kind = kind_of(now)
+            zh, en = f"成了{kind.zh}", f"became {kind.en}"
+        else:
+            zh = f"{entry(name, where)} 从 {before:.4g} 变成了 {now:.4g}"
+            en = f"{entry(name, where)} went from {before:.4g} to {now:.4g}"
+        fail(f"{what} 原地修改了它的输入 {name}（{zh}）。对输入做原地运算（{name} *= …、{name} += …、"
+             f"{name}.masked_fill_(…) 这样带下划线的方法）会把调用者手里的张量也一起改掉，而模型的其余部分还要用它。"
+             f"请用不原地修改的写法，它生成一个新张量：{name} = {name} * …、{name}.masked_fill(…)（不带下划线）",
+             f"{what} changed its input {name} in place ({en}). An in-place operation on an "
+             f"input ({name} *= …, {name} += …, or a method with a trailing underscore such as "
+             f"{name}.masked_fill_(…)) changes the caller's tensor too, which the rest of a "
+             f"model still uses. Use the out-of-place form, which makes a new tensor: {name} = "
+             f"{name} * …, {name}.masked_fill(…) (no underscore)")
+
+
+def expect_repeatable(first, again, what):
+    """The same input gave the same output twice: nothing random is left on in eval() mode,
+    where a check that changes an input must see only what that change did."""
+    if isinstance(first, torch.Tensor) and isinstance(again, torch.Tensor) \
+            and first.shape == again.shape and not same(first, again):
+        not_repeatable(what)
+
+
+def not_repeatable(what):
+    raise CheckFailed(not_repeatable_text(what))
+
+
+def not_repeatable_text(what):
+    return Bi(f"同一个输入调用两次 {what}，输出却不一样：里面有随机的东西（例如没有写 training=self.training 的 "
+              "F.dropout，或者 torch.rand）。评分时模块处于 eval() 模式，nn.Dropout 会自己关掉；F.dropout 要写 "
+              "training=self.training",
+              f"{what} gave two different outputs for the same input: something random runs in "
+              "it (F.dropout without training=self.training, or torch.rand, say). Grading puts "
+              "the module in eval() mode, where nn.Dropout switches itself off; F.dropout needs "
+              "training=self.training")
+
+
+def upper_triangle(t):
+    """Mask of the entries above the diagonal of the last two dimensions (the future)."""
+    T = t.shape[-1]
+    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+
+
+def same(got, want, atol=1e-5, rtol=1e-5):
+    """got is want within the tests' tolerance (expect_close's); NaN matches NaN and ±∞ the same
+    ±∞, so that slips that produce them (an all −∞ row) are recognised too."""
+    if not (isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor)) \
+            or got.shape != want.shape or got.is_complex():
+        return False
+    if got.numel():  # one entry first: most of a slip search's candidates differ there
+        g, w = float(got.reshape(-1)[-1]), float(want.reshape(-1)[-1])  # the last position
+        if math.isfinite(g) and math.isfinite(w):
+            if abs(g - w) > atol + rtol * abs(w):
+                return False
+        elif not (math.isnan(g) and math.isnan(w)) and g != w:  # NaN for NaN, ±∞ for ±∞ only
+            return False
+    got, want = got.double(), want.double()
+    special = ~torch.isfinite(got) | ~torch.isfinite(want)  # must be the very same NaN or ±∞
+    alike = (torch.isnan(got) & torch.isnan(want)) | (torch.isinf(got) & (got == want))
+    if not bool((alike | ~special).all()):
+        return False
+    got, want = torch.where(special, 0, got), torch.where(special, 0, want)
+    return bool(((got - want).abs() <= atol + rtol * want.abs()).all())

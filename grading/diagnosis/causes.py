@@ -1,0 +1,71 @@
+"""A diagnosis: the likely mistake behind a failing exercise, named only when the outputs show
+it. Diagnosis is what a test file's diagnose(probe) and diagnose_error(error) return; the causes
+here are those several exercises share."""
+import torch
+
+from grading.checks.expect import changed_inputs
+from grading.checks.shown_work import ready_made
+from grading.i18n import Bi
+
+
+class Diagnosis:
+    """The likely mistake behind a failing exercise, named by a key the mistake catalogue uses."""
+
+    def __init__(self, key, zh, en):
+        self.key, self.text = key, Bi(zh, en)
+
+    def __repr__(self):
+        return f"Diagnosis({self.key!r})"
+
+
+def shortcut_diagnosis(shown, key):
+    used = ready_made(shown) if isinstance(shown, dict) else []
+    if used:
+        return Diagnosis(key,
+                         f"用了 PyTorch 现成的注意力（{'、'.join(used)}）。结果也许是对的，但这一课要你亲手"
+                         "走一遍：点积、缩放、掩码、softmax、加权求和，每一步都看得见",
+                         f"PyTorch's ready-made attention was used ({', '.join(used)}). The result "
+                         "may be right, but this lesson asks you to take every step yourself: dot "
+                         "products, scaling, the mask, softmax, the weighted sum, each one visible")
+    return None
+
+
+def modifies_input_diagnosis(exercise, function, names, fix):
+    """The values are right at every graded size, but the call changes its inputs in place
+    (test_inputs_unchanged). Nothing here says the values are right: the in-place change may
+    also break autograd, and that crash may be what the learner sees first."""
+    listed = ", ".join(names)
+    return Diagnosis(f"{exercise}.modifies_input",
+                     f"{function} 原地修改了它的输入 {listed}（*=、+=，或者 masked_fill_ 这样带下划线的方法）："
+                     "调用者手里的张量也被改掉了；如果 autograd 为求梯度存下的张量被覆盖，反向传播还会出错。"
+                     f"用不原地修改的写法生成新张量，例如 {fix}",
+                     f"{function} changes its input {listed} in place (*=, +=, or a method with a "
+                     "trailing underscore such as masked_fill_): the caller's tensor is changed "
+                     "too, and when a tensor autograd saved for the gradient is overwritten, the "
+                     f"backward pass fails as well. Make a new tensor instead, as in {fix}")
+
+
+def changed_everywhere(probe, scenario, shapes, names):
+    """For diagnoses: the names of the inputs that the learner's call changed at every one of
+    `shapes` (`scenario` gives the judge's copies and the worker's report, see call_inputs)."""
+    found = [{name for name, *_ in changed_inputs(*probe.submission(scenario, **shape), names)}
+             for shape in shapes]
+    return [name for name in names if all(name in f for f in found)]
+
+
+def close(a, b, tol=1e-4):
+    """For diagnoses: a and b are tensors of one shape, of finite real numbers, that agree within
+    tol (relative). Outputs of NaN or ±inf are close to nothing: they match no cause here (the
+    slip search's `same` is the one that recognises the NaN of an all −∞ row)."""
+    return (finite(a) is not None and finite(b) is not None and a.shape == b.shape
+            and bool(torch.allclose(a.double(), b.double(), rtol=tol, atol=tol)))
+
+
+def finite(value, shape=None):
+    """For diagnoses: value as float64 when it is a tensor of finite real floating-point numbers
+    (of `shape`, when given), else None: a diagnosis reasons only on numbers a mistake makes."""
+    if not (isinstance(value, torch.Tensor) and value.is_floating_point()) \
+            or (shape is not None and tuple(value.shape) != tuple(shape)):
+        return None
+    value = value.double()
+    return value if bool(torch.isfinite(value).all()) else None
