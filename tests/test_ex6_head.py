@@ -275,7 +275,16 @@ def test_mask_is_not_trained(submission):
     n_embd, head_size, block_size = 12, 8, 8
     shapes = submission(parameters, n_embd=n_embd, head_size=head_size,
                         block_size=block_size)
-    if sorted(shapes) != [[head_size, n_embd]] * 3:
+    layer = [head_size, n_embd]
+    if shapes and all(s == layer for s in shapes) and len(shapes) < 3:
+        fail(f"可训练参数只有 {len(shapes)} 个 (head_size, n_embd) = ({head_size}, {n_embd}) 的权重，应当有三个："
+             "有几个层其实是同一个 nn.Linear（例如 self.query = self.key = self.value = nn.Linear(…)）。"
+             "查询、键、值各要一个自己的层",
+             f"there are only {len(shapes)} trainable (head_size, n_embd) = ({head_size}, {n_embd}) "
+             "weights where there should be three: some of the layers are one and the same "
+             "nn.Linear (self.query = self.key = self.value = nn.Linear(…), say). Query, key and "
+             "value each need a layer of their own")
+    if sorted(shapes) != [layer] * 3:
         fail(f"可训练参数的形状是 {shapes}，应当只有三个 (head_size, n_embd) = ({head_size}, {n_embd})："
              "掩码用 register_buffer 保存，它不参与训练",
              f"the trainable parameters have shapes {shapes}; there should be just three "

@@ -32,7 +32,7 @@ def shown_work(function, make_args, sizes=LOOP_SIZES, params=None):
     """Scenario side. At each (B, T) of sizes: the record of one call of function (a function of
     the learner's, or an object of theirs) on make_args(B, T), then its output for fresh arguments
     drawn after the record came back. `params`: {attribute path: tensor} of the object's tensors
-    the judge set ("query.weight"), replayed as the judge's own.
+    the judge set ("query.weight"), in the order it set them, replayed as the judge's own.
     {"B=2, T=4": {"record", "args", "output", "params"}, …}"""
     shown = {}
     for B, T in sizes:
@@ -160,7 +160,8 @@ class Consistent:
     many calls (causality at every t, derivatives, the first position). Its first call is
     recorded; every call's output must then be what that record computes for the call's own
     inputs, so state kept from one call to the next, or work outside torch, cannot make the
-    calls agree with each other: the property is checked on one pure function."""
+    calls agree with each other: the property is checked on one pure function. `params` as
+    for shown_work, in the order the judge set them."""
 
     def __init__(self, function, what, params=None):
         self.function, self.what, self.params = function, what, params or {}

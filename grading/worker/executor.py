@@ -142,7 +142,9 @@ class Executor:
         {"ops": [[name, args, kwargs], …], "output": a reference, "truncated": bool}, where each
         tensor in an argument or the output is a reference: {"in": i} the call's i-th argument,
         {"out": [k, j]} the j-th result of operation k, {"param": path} the object's tensor at one
-        of the attribute paths the judge names (request["params"], e.g. "query.weight"), or
+        of the attribute paths the judge names (request["params"], e.g. "query.weight", in the
+        order the judge set them: a tensor held under several paths, one layer under three
+        names, is named by the last, whose value it holds), or
         {"const": tensor} any other tensor (a buffer, something made outside torch's operators).
         Nothing here is trusted: the judge checks the record by replaying it."""
         from torch.utils._python_dispatch import TorchDispatchMode
@@ -158,8 +160,9 @@ class Executor:
         for path in request.get("params", []):
             obj, missing = self._resolve(request["target"]["handle"], path) if owner is not None \
                 else (None, path)
-            if not missing and isinstance(obj, torch.Tensor):
-                known.setdefault(id(obj), {"param": path})
+            if not missing and isinstance(obj, torch.Tensor) \
+                    and known.get(id(obj), {}).get("in") is None:
+                known[id(obj)] = {"param": path}  # the last path set: the value it holds
                 alive.append(obj)
         ops, truncated = [], [False]
 

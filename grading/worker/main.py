@@ -230,8 +230,8 @@ def portable_main(address, root, tripwire):
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
     token = sys.stdin.readline().strip()
     sys.path.insert(0, root)
-    from grading.wire.ops import Op
     from grading.walls import audit
+    from grading.wire.ops import Op
     stand_down = audit.install_tripwire() if tripwire else (lambda: None)
     host, port = address.rsplit(":", 1)
     sock = socket.create_connection((host, int(port)))
