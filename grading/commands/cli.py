@@ -209,7 +209,7 @@ def main(argv=None):
         print(f"Student copy written to {out}: no solutions/, no selftest/, no secret. Publish it "
               "(e.g. as a GitHub Classroom template); its CI gives feedback on the public checks "
               "only. Grade in this, the course's private repository (.github/workflows/grade.yml) "
-              "or on Gradescope: README, 'The course, end to end'.")
+              "or on Gradescope: docs/instructor.md, 'The course, end to end'.")
         return 0
     try:
         if args.hint:
