@@ -583,3 +583,29 @@ def test_cycles_in_the_learner_code_end(tmp_path):
         ''', ex5_causal_mask="from .ex6_head import Head\nfrom .ex5_causal_mask import *\n")
     assert loops(folder, "ex6_head") == []
     assert loops_in(folder, "ex6_head", "Twisted.forward") == []
+
+
+# -- the reader's own failures --------------------------------------------------------------------
+
+def test_every_submission_fixture_is_read_without_a_failure_of_the_reader(tmp_path):
+    """Over every whole-file fixture (attacks, broken code, real code), the reader never fails
+    itself: a file it cannot read or parse is nothing found, not an exception."""
+    from fixtures import fixture_dirs, materialise_files
+    before = len(source_check.problems())
+    for kind in ("fair", "broken", "attack", "twin"):
+        for fixture in fixture_dirs(kind):
+            folder = tmp_path / fixture.name
+            materialise_files(fixture, folder)
+            for module in ENTRIES:
+                loops(folder, module)
+    assert source_check.problems()[before:] == []
+
+
+def test_a_failure_of_the_reader_is_kept_not_swallowed(tmp_path, monkeypatch):
+    def broken(self, module, entry, found):
+        raise RuntimeError("the reader's own bug")
+    monkeypatch.setattr(source_check._Submission, "walk", broken)
+    monkeypatch.setattr(source_check, "_ANSWERS", {})
+    before = len(source_check.problems())
+    assert loops(SOLUTIONS, "ex6_head") == []  # the learner loses nothing
+    assert "the reader's own bug" in "".join(source_check.problems()[before:])

@@ -21,6 +21,7 @@ import os
 import re
 import stat
 import tokenize
+import traceback
 
 LIMIT = 256 << 10  # bytes read of one file (the lesson's files are a few KiB)
 MAX_FILES = 24  # files of one submission read in all (its six, the helpers they import)
@@ -37,6 +38,9 @@ CALLED = {"class": ["__init__"], "instance": ["forward", "__call__"]}
 EMPTY = ([], None, [])  # (lines, tree, nodes) of a file that cannot be read or parsed
 _ANSWERS = {}  # (folder, module, entry or None) -> ({path: stamp} of the files read, answer)
 _PARSED = {}  # path -> (stamp, (lines, tree, nodes)): the files of the last submission read only
+
+
+PROBLEMS = []  # see _answer
 
 
 def loops_in(folder, module, entry):
@@ -57,9 +61,17 @@ def _answer(folder, module, entry):
         if len(_ANSWERS) > 10_000:  # a long batch must not grow without end
             _ANSWERS.clear()
         _ANSWERS[key] = submission.stamps, sorted(found)
-    except Exception:  # a learner's file must never break the judge: keep what was found
-        pass
+    except Exception:  # a learner's file must never break the judge: keep what was found…
+        # …but a failure here is the reader's own (files that cannot be read or parsed are
+        # None in _read): kept, for the self-test to see (problems()), never for the learner
+        if len(PROBLEMS) < 100:
+            PROBLEMS.append(f"{module}.{entry}: {traceback.format_exc(limit=4)}")
     return sorted(found)
+
+
+def problems():
+    """The reader's own failures so far (tracebacks); none is expected."""
+    return list(PROBLEMS)
 
 
 def _stamp(path):
