@@ -280,8 +280,9 @@ def test_mask_is_not_trained(submission):
         fail(f"可训练参数只有 {len(shapes)} 个 (head_size, n_embd) = ({head_size}, {n_embd}) 的权重，应当有三个："
              "有几个层其实是同一个 nn.Linear（例如 self.query = self.key = self.value = nn.Linear(…)）。"
              "查询、键、值各要一个自己的层",
-             f"there are only {len(shapes)} trainable (head_size, n_embd) = ({head_size}, {n_embd}) "
-             "weights where there should be three: some of the layers are one and the same "
+             f"there {'is only one' if len(shapes) == 1 else f'are only {len(shapes)}'} trainable "
+             f"(head_size, n_embd) = ({head_size}, {n_embd}) "
+             f"weight{'' if len(shapes) == 1 else 's'} where there should be three: some of the layers are one and the same "
              "nn.Linear (self.query = self.key = self.value = nn.Linear(…), say). Query, key and "
              "value each need a layer of their own")
     if sorted(shapes) != [layer] * 3:
