@@ -9,7 +9,7 @@ count: they only move a circle from import time to run time).
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # What runs in the learner's process: grading/worker/main.py and everything it may import.
 WORKER_SIDE = ("grading.worker", "grading.wire", "grading.walls", "grading.inert",

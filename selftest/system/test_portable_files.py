@@ -28,7 +28,7 @@ from fixtures import SOLUTIONS, SUBMISSIONS, materialise_files
 pytestmark = [pytest.mark.full,  # the grader's own machinery: --check --full
               pytest.mark.skipif(sys.platform == "win32", reason="a POSIX venv layout")]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def grader(*args, python=sys.executable, backend="portable"):
