@@ -5,6 +5,16 @@ a copy of the solutions) are graded by `grader.py --batch` in a temporary copy o
 as a course would grade a class: one torch import, the default limits but 2 s a call (the
 loops for ever stop sooner), a fixed seed. An attack that
 writes to disk can only harm the copy, and the tests then check that it did not even do that.
+
+The batch starts once the tests are collected and selected, before the first one runs, and only
+when a selected test reads it (through the fixtures of BATCH_FIXTURES and PORTABLE_FIXTURES, or
+the mark long_run for the runs of long_runs.py): `pytest selftest/units` grades nothing.
+
+The tests, by concern: units/ (functions and parts of the judge, in this process), content/ (the
+course's own files), graded/ (what the batch gave every fixture), system/ (processes, the walls
+and the command line; mostly marked full). Test files never import each other (pytest puts each
+one's folder on sys.path, and two test files of one name would clash): what several share lives
+beside this file (fixtures.py, hostile.py, long_runs.py).
 """
 import hashlib
 import json
@@ -278,11 +288,16 @@ def pytest_sessionfinish(session):
         shutil.rmtree(_batch["base"], ignore_errors=True)
 
 
+LEFT_OUT = pytest.StashKey[int]()  # tests of the grader's own machinery left out without --full
+
+
 def pytest_collection_modifyitems(config, items):
     """Without --full, the tests of the grader's own machinery are left out (and counted as
-    deselected). Tests that need the batch's results last: the rest run while it grades."""
+    deselected). Tests that need the batch's results last: the rest run while it grades (the
+    batches start after this, in pytest_collection_finish, once -k and -m have chosen too)."""
     if not config.getoption("full"):
         machinery = [item for item in items if item.get_closest_marker("full")]
+        config.stash[LEFT_OUT] = len(machinery)
         if machinery:
             config.hook.pytest_deselected(items=machinery)
             items[:] = [item for item in items if not item.get_closest_marker("full")]
@@ -352,7 +367,7 @@ def pytest_report_header():
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    left_out = len(terminalreporter.stats.get("deselected", []))
+    left_out = config.stash.get(LEFT_OUT, 0)  # not the tests a -k or -m left out
     if left_out and not config.getoption("full"):
         terminalreporter.write_line(
             f"{left_out} tests of the grader's own machinery (walls, portable backend, command "
