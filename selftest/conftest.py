@@ -179,8 +179,9 @@ def pytest_collection_finish(session):
     (`pytest selftest/units` starts nothing). A known mistake that no longer applies to its
     solution stops the session with one message that names both (not a pytest INTERNALERROR)."""
     needed = needed_by(session.items)
-    if session.config.option.collectonly or not needed:
-        return
+    stopping = session.testsfailed and not session.config.option.continue_on_collection_errors
+    if session.config.option.collectonly or stopping or not needed:
+        return  # (a collection error stops the session before any test)
     try:
         start_runs(needed)
     except StaleMistake as stale:

@@ -227,11 +227,11 @@ def portable_main(address, root, tripwire):
     """A worker of the portable backend (grading/backends/portable.py): a fresh interpreter, connected to
     the judge over TCP on the loopback, that imports torch, then imports and serves one exercise
     after another of one submission, for as long as the judge lends it out and it stays clean."""
-    from grading.wire.ops import Op
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
     token = sys.stdin.readline().strip()
     sys.path.insert(0, root)
     from grading.walls import audit
+    from grading.wire.ops import Op  # (-I -S: grading/ is importable only from here on)
     stand_down = audit.install_tripwire() if tripwire else (lambda: None)
     host, port = address.rsplit(":", 1)
     sock = socket.create_connection((host, int(port)))

@@ -110,11 +110,10 @@ def test_workers_run_no_pth_file_or_sitecustomize(venv, tmp_path, backend):
 
 def test_the_reuse_check_compares_what_decides_imports_item_by_item():
     """Each change to sys.meta_path, sys.path_hooks, sys.path or sys.path_importer_cache that keeps
-    the list or dict itself changes the interpreter's state (worker._interpreter_state)."""
+    the list or dict itself changes the interpreter's state (grading.worker.main._interpreter_state)."""
     done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
         import sys
-        sys.path.insert(0, "grading")
-        import worker
+        import grading.worker.main as worker
         before = worker._interpreter_state()
         finder = type("Finder", (), {"find_spec": staticmethod(lambda *a: None)})()
         changes = {

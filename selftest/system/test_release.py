@@ -1,6 +1,7 @@
 """The student copy: no solution, no fixture and no credential in it; it works on its own (public
 checks, labelled as not the grade) and never passes for a grade in CI or with --json; its workflow
 gives feedback and holds no secret."""
+import ast
 import json
 import os
 import shutil
@@ -9,6 +10,7 @@ import sys
 
 import pytest
 
+import course
 from conftest import ROOT
 
 
@@ -37,6 +39,16 @@ def local_environment(**more):
             **more}
 
 
+def public_points():
+    """The points of the public checks of tests/, from their @public(points) marks."""
+    return sum(ast.literal_eval(mark.args[0])
+               for path in sorted((ROOT / "tests").glob("test_ex*.py"))
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.FunctionDef)
+               for mark in node.decorator_list
+               if isinstance(mark, ast.Call) and getattr(mark.func, "id", "") == "public")
+
+
 @pytest.mark.full
 def test_it_grades_the_public_checks_and_explains_the_hidden_ones(student_copy, tmp_path):
     copy = tmp_path / "copy"
@@ -47,9 +59,12 @@ def test_it_grades_the_public_checks_and_explains_the_hidden_ones(student_copy, 
                           capture_output=True, text=True, timeout=120, env=local_environment())
     assert done.returncode == 0, done.stdout + done.stderr  # a learner's own run: feedback
     assert "Every public check passes" in done.stdout and "Every check passes" not in done.stdout
-    assert "Public checks 68/68 (not the grade: the hidden checks did not run)" in done.stdout
-    assert "Not the grade" in done.stdout and "(32 points) did not run" in done.stdout
-    assert "Total 68/68" not in done.stdout
+    public = public_points()
+    assert f"Public checks {public}/{public} (not the grade: the hidden checks did not run)" \
+        in done.stdout
+    hidden = course.TOTAL - public
+    assert "Not the grade" in done.stdout and f"({hidden:g} points) did not run" in done.stdout
+    assert f"Total {public}/{public}" not in done.stdout
     check = subprocess.run([sys.executable, "grader.py", "--check"], cwd=copy,
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 2 and "instructor's tool" in check.stderr

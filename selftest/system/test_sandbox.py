@@ -559,11 +559,11 @@ def test_a_worker_dies_with_its_zygote(tmp_path):
             return None  # gone
 
     def zygotes():  # in the judge's session, with the worker's command line
-        return [pid for pid in processes_mentioning(str(ROOT / "grading" / "worker.py"))
+        return [pid for pid in processes_mentioning(str(ROOT / "grading" / "worker" / "main.py"))
                 if state(pid) and os.getsid(pid) == judge.pid]
 
     def workers(of):  # forked by those zygotes, and looping (running)
-        return [pid for pid in processes_mentioning(str(ROOT / "grading" / "worker.py"))
+        return [pid for pid in processes_mentioning(str(ROOT / "grading" / "worker" / "main.py"))
                 if state(pid) and int(state(pid)[1]) in of and state(pid)[0] == "R"]
     looping = []
     try:
