@@ -5,6 +5,16 @@ a copy of the solutions) are graded by `grader.py --batch` in a temporary copy o
 as a course would grade a class: one torch import, the default limits but 2 s a call (the
 loops for ever stop sooner), a fixed seed. An attack that
 writes to disk can only harm the copy, and the tests then check that it did not even do that.
+
+The batch starts once the tests are collected and selected, before the first one runs, and only
+when a selected test reads it (through the fixtures of BATCH_FIXTURES and PORTABLE_FIXTURES, or
+the mark long_run for the runs of long_runs.py): `pytest selftest/units` grades nothing.
+
+The tests, by concern: units/ (functions and parts of the judge, in this process), content/ (the
+course's own files), graded/ (what the batch gave every fixture), system/ (processes, the walls
+and the command line; mostly marked full). Test files never import each other (pytest puts each
+one's folder on sys.path, and two test files of one name would clash): what several share lives
+beside this file (fixtures.py, hostile.py, long_runs.py).
 """
 import hashlib
 import json
@@ -46,7 +56,7 @@ def run_grader(*args, cwd=ROOT, timeout=300, lang="en"):
                           timeout=timeout)
 
 
-_early = {}  # long grader runs started with the session (see early_run), by name
+_early = {}  # long grader runs started before the tests (see early_run), by name
 
 
 def start_early(name, *args, lang="en", command=None, **popen):
@@ -59,11 +69,14 @@ def start_early(name, *args, lang="en", command=None, **popen):
 
 def early_folder():
     """The folder in which the early runs' submissions and results are."""
-    return _batch["base"]
+    return started("base")
 
 
 def early_run(name, timeout=300):
-    """A CompletedProcess for a run that start_early began."""
+    """A CompletedProcess for a run that start_early began (for a test marked long_run)."""
+    if name not in _early:
+        raise LookupError(f"the long run {name!r} was not started: a test that reads it is "
+                          f"marked @pytest.mark.long_run (see conftest.needed_by)")
     run = _early[name]
     stdout, stderr = run.communicate(timeout=timeout)
     return subprocess.CompletedProcess(run.args, run.returncode, stdout, stderr)
@@ -120,7 +133,16 @@ def _mentions(argument, text):
     return False
 
 
-_batch = {}  # started when the session starts, so the other tests run while it grades
+_batch = {}  # started before the first test, so that the other tests run while it grades
+
+
+def started(name):
+    """_batch[name], or a LookupError that says why it is missing."""
+    if name not in _batch:
+        raise LookupError(f"selftest: {name} was not started for this session: a test reads the "
+                          f"batches through the fixtures {sorted(BATCH_FIXTURES | PORTABLE_FIXTURES)}"
+                          f" (see conftest.needed_by)")
+    return _batch[name]
 
 
 def pytest_addoption(parser):
@@ -130,20 +152,59 @@ def pytest_addoption(parser):
                           "step, Gradescope")
 
 
-def pytest_sessionstart(session):
-    """Lay out every submission and start grading it in a temporary copy of the repository; a
-    known mistake that no longer applies to its solution stops the session with one message
-    that names both (not a pytest INTERNALERROR)."""
+# What a test reads decides what is started for it: a fixture below for the batches, the mark
+# long_run for the runs of long_runs.py.
+BATCH_FIXTURES = {"graded", "batch_records", "gradebooks", "repository"}
+PORTABLE_FIXTURES = {"portable_graded", "portable_repository"}
+
+
+def needed_by(items):
+    """What the selected tests read: {"batch", "portable", "long runs"}, or fewer."""
+    needed = set()
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & BATCH_FIXTURES:
+            needed.add("batch")
+        if names & PORTABLE_FIXTURES:
+            needed.add("portable")
+        if item.get_closest_marker("long_run"):
+            needed.add("long runs")
+    return needed
+
+
+def pytest_collection_finish(session):
+    """Once the tests are collected and selected (after -k, -m, and the machinery left out
+    without --full), and before the first one runs: lay out and start grading what they read,
+    so that it grades while the other tests run. Nothing when no selected test reads a grading
+    (`pytest selftest/units` starts nothing). A known mistake that no longer applies to its
+    solution stops the session with one message that names both (not a pytest INTERNALERROR)."""
+    needed = needed_by(session.items)
+    stopping = session.testsfailed and not session.config.option.continue_on_collection_errors
+    if session.config.option.collectonly or stopping or not needed:
+        return  # (a collection error stops the session before any test)
     try:
-        lay_out_and_start(session)
+        start_runs(needed)
     except StaleMistake as stale:
         pytest.exit(f"selftest: {stale}", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
-def lay_out_and_start(session):
+def start_runs(needed):
     base = Path(tempfile.mkdtemp(prefix="grader-selftest-"))
     _batch["base"] = base  # removed at the end of the session, whatever happens
-    copy = copy_repository(base / "repository")
+    if needed & {"batch", "portable"}:
+        folder, views = lay_out(base)
+        if "batch" in needed:
+            start_batch(base, folder, views)
+        if "portable" in needed:
+            start_portable_batch(base, folder, views)
+    if "long runs" in needed:  # after the batches: they are the longest
+        import long_runs  # noqa: PLC0415  (it imports this module: not before it is loaded)
+        long_runs.start(base)
+
+
+def lay_out(base):
+    """Every submission in base/submissions: (that folder, {fixture name: (the submission that
+    holds it, the fixtures of that submission, its own exercise)})."""
     folder = base / "submissions"
     folder.mkdir()
     shutil.copytree(SOLUTIONS, folder / "solutions")
@@ -166,9 +227,15 @@ def lay_out_and_start(session):
     for kind in ("broken", "attack"):
         for fixture in fixture_dirs(kind):
             materialise_files(fixture, folder / fixture.name)
-    # One batch, torch imported once, three judges (the fixtures that sleep or loop leave a core
-    # idle for the third); in the backend the caller chose
-    # (GRADER_BACKEND=portable python grader.py --check grades every fixture in that one).
+    return folder, views
+
+
+def start_batch(base, folder, views):
+    """Every submission graded in a temporary copy of the repository, as a course grades a class.
+    One batch, torch imported once, three judges (the fixtures that sleep or loop leave a core
+    idle for the third); in the backend the caller chose
+    (GRADER_BACKEND=portable python grader.py --check grades every fixture in that one)."""
+    copy = copy_repository(base / "repository")
     environment = {**os.environ, SECRET: "hunter2",
                    "GRADER_BACKEND": os.environ.get("GRADER_BACKEND", "auto")}
     _batch.update(base=base, copy=copy, before=fingerprint(copy), folder=folder, views=views,
@@ -179,9 +246,6 @@ def lay_out_and_start(session):
                        "--timeout", str(CALL_TIMEOUT)],
                       cwd=copy, env=environment, stdout=subprocess.PIPE,
                       stderr=subprocess.STDOUT, text=True, start_new_session=True))
-    if session.config.getoption("full"):
-        start_portable_batch(base, folder, views)
-        start_long_runs(base)  # after the batches: they are the longest
 
 
 def start_portable_batch(base, folder, views):
@@ -211,36 +275,6 @@ def start_portable_batch(base, folder, views):
                       stderr=subprocess.STDOUT, text=True, start_new_session=True))
 
 
-def start_long_runs(base):
-    """The self-test's longest single runs: the demo's three trainings and its stubs, the stubs, a
-    report in Chinese, the grading step of CI, and a batch of every layout (see the tests that
-    read them)."""
-    for name, mistake in (("leaky", "no_mask"), ("detached", "detached_weights")):
-        ex6 = next(m for m in MISTAKES if mistake_id(m) == f"mistake-ex6-{mistake}")
-        materialise_together([ex6], [], base / name)
-    # The default seed, as a learner runs it, unless SELFTEST_DEMO_SEED names another (the
-    # thresholds of test_demo.py hold across seeds and thread counts: OMP_NUM_THREADS); the
-    # figures in base/.
-    demo = ("demo", "--json")
-    if DEMO_SEED is not None:
-        demo = ("demo", "--seed", str(DEMO_SEED), "--json")
-    start_early("demo solutions", *demo, base / "demo.json", "--solutions")
-    start_early("demo leaky", *demo, base / "demo-leaky.json", "--submission", base / "leaky")
-    start_early("demo detached", *demo, base / "demo-detached.json",
-                "--submission", base / "detached")
-    shutil.copytree(ROOT / "exercises", base / "stubs")
-    start_early("demo stubs", *demo, base / "demo-stubs.json", "--submission", base / "stubs")
-    start_early("stubs")  # python grader.py, as a learner starts out
-    zh = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
-    materialise_together([zh], [], base / "zh")
-    start_early("zh", "--submission", base / "zh", "5", "--json", base / "zh.json",
-                "--pass-mark", "5", lang="zh")
-    import test_ci  # noqa: PLC0415  (its layout of the CI step, started now)
-    start_early("ci", **test_ci.start_grading_step(base / "ci"))
-    import test_batch  # noqa: PLC0415  (a class laid out every way, a judge killed part-way)
-    test_batch.start(base / "batch-flows")
-
-
 def pytest_sessionfinish(session):
     """A session cut short (a -k, a failure with -x, Ctrl-C) leaves no run behind: each was
     started in a session of its own, and its whole process group is killed."""
@@ -255,11 +289,16 @@ def pytest_sessionfinish(session):
         shutil.rmtree(_batch["base"], ignore_errors=True)
 
 
+LEFT_OUT = pytest.StashKey[int]()  # tests of the grader's own machinery left out without --full
+
+
 def pytest_collection_modifyitems(config, items):
     """Without --full, the tests of the grader's own machinery are left out (and counted as
-    deselected). Tests that need the batch's results last: the rest run while it grades."""
+    deselected). Tests that need the batch's results last: the rest run while it grades (the
+    batches start after this, in pytest_collection_finish, once -k and -m have chosen too)."""
     if not config.getoption("full"):
         machinery = [item for item in items if item.get_closest_marker("full")]
+        config.stash[LEFT_OUT] = len(machinery)
         if machinery:
             config.hook.pytest_deselected(items=machinery)
             items[:] = [item for item in items if not item.get_closest_marker("full")]
@@ -270,21 +309,21 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def repository():
     """The temporary copy of the repository, and its fingerprint before any grading."""
-    return _batch["copy"], _batch["before"]
+    return started("copy"), started("before")
 
 
 @pytest.fixture(scope="session")
 def gradebooks(graded):
     """The CSV gradebook the batch wrote, as text (in a list: a batch may be split)."""
-    return [(_batch["base"] / "grades.csv").read_text()]
+    return [(started("base") / "grades.csv").read_text()]
 
 
 @pytest.fixture(scope="session")
 def batch_records():
     """{submission name: record} for every submission the batches graded."""
-    output = _batch["run"].communicate(timeout=600)[0]
-    assert _batch["run"].returncode == 0, f"the batch run failed (seed {SEED}):\n{output}"
-    return json.loads((_batch["base"] / "batch.json").read_text())["submissions"]
+    output = started("run").communicate(timeout=600)[0]
+    assert started("run").returncode == 0, f"the batch run failed (seed {SEED}):\n{output}"
+    return json.loads((started("base") / "batch.json").read_text())["submissions"]
 
 
 def views_of(records, views):
@@ -303,17 +342,17 @@ def portable_graded():
     """{name: record} for every fixture, graded by the portable backend (see
     start_portable_batch); a fixture's record holds its own exercise and, in a shared submission,
     the exercises that hold no other fixture."""
-    run = _batch["portable_run"]
+    run = started("portable_run")
     output = run.communicate(timeout=900)[0]
     assert run.returncode == 0, f"the portable batch failed (seed {SEED}):\n{output[-3000:]}"
-    records = json.loads((_batch["base"] / "portable.json").read_text())["submissions"]
-    return views_of(records, _batch["portable_views"])
+    records = json.loads((started("base") / "portable.json").read_text())["submissions"]
+    return views_of(records, started("portable_views"))
 
 
 @pytest.fixture(scope="session")
 def portable_repository():
     """The portable batch's copy of the repository, and its fingerprint before grading."""
-    return _batch["portable_copy"], _batch["portable_before"]
+    return started("portable_copy"), started("portable_before")
 
 
 @pytest.fixture(scope="session")
@@ -321,7 +360,7 @@ def graded(batch_records):
     """{name: record} for every fixture, plus 'solutions', 'stubs' and 'replay'. A mistake or twin
     graded in a shared submission sees its own exercise and the exercises that hold no other
     fixture (the solutions')."""
-    return views_of(batch_records, _batch["views"])
+    return views_of(batch_records, started("views"))
 
 
 def pytest_report_header():
@@ -329,7 +368,7 @@ def pytest_report_header():
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    left_out = len(terminalreporter.stats.get("deselected", []))
+    left_out = config.stash.get(LEFT_OUT, 0)  # not the tests a -k or -m left out
     if left_out and not config.getoption("full"):
         terminalreporter.write_line(
             f"{left_out} tests of the grader's own machinery (walls, portable backend, command "

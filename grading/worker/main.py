@@ -231,7 +231,7 @@ def portable_main(address, root, tripwire):
     token = sys.stdin.readline().strip()
     sys.path.insert(0, root)
     from grading.walls import audit
-    from grading.wire.ops import Op
+    from grading.wire.ops import Op  # (-I -S: grading/ is importable only from here on)
     stand_down = audit.install_tripwire() if tripwire else (lambda: None)
     host, port = address.rsplit(":", 1)
     sock = socket.create_connection((host, int(port)))

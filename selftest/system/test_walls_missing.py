@@ -23,7 +23,7 @@ from conftest import copy_repository
 pytestmark = [pytest.mark.full,  # the grader's own machinery: --check --full
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's walls")]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PORTABLE = "portable backend (separate processes, Python audit hooks)"
 HIDE_WALLS = f"""
 import ctypes, os, sys

@@ -17,7 +17,7 @@ from grading.config import EXERCISES
 
 pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAST = EXERCISES[-1]  # ex6_head, the exercise the partial submission leaves out
 MISSING_MESSAGE = f"{LAST}.py is missing from the submission"  # the grader's own words
 RUN_TIMEOUT = 300  # seconds for one run_autograder; --check grades its batch meanwhile

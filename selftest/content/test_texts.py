@@ -9,7 +9,7 @@ import pytest
 
 from grading.commands.hints import read_hints
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TEST_FILES = sorted((ROOT / "tests").glob("test_ex*.py"))
 EXERCISES = [p.stem.removeprefix("test_") for p in TEST_FILES]
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -35,7 +35,7 @@ from fixtures import SOLUTIONS, SUBMISSIONS, exercise_of_fixture, materialise_fi
 
 pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED = 7
 RUN_LIMIT = 120  # seconds the whole batch may take
 PIDS_MAX = 256  # processes and threads of the grader and everything it starts

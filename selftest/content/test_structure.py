@@ -8,7 +8,7 @@ import pytest
 
 import course
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 API = {exercise.name: list(exercise.api) for exercise in course.EXERCISES}  # graded against
 
 

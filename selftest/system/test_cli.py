@@ -13,6 +13,7 @@ from conftest import ROOT, copy_repository, early_folder, early_run, run_grader
 pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
 
 
+@pytest.mark.long_run  # reads a run of long_runs.py
 def test_untouched_stubs_report_zero_and_point_to_ex1():
     done = early_run("stubs")  # python grader.py
     assert done.returncode == 1, done.stderr
@@ -21,6 +22,7 @@ def test_untouched_stubs_report_zero_and_point_to_ex1():
     assert "not started" in done.stdout
 
 
+@pytest.mark.long_run  # reads a run of long_runs.py
 def test_chinese_report_results_json_and_a_pass_mark():
     done = early_run("zh")  # mistake ex5 mask_with_zero, exercise 5, --pass-mark 5, in Chinese
     results = json.loads((early_folder() / "zh.json").read_text())

@@ -4,12 +4,14 @@ count: they only move a circle from import time to run time).
 - no circle among the project's modules;
 - the worker side (what runs in the learner's process) imports nothing of the judge side;
 - no test file imports another: what several exercises share lives outside tests/test_*.py;
-- the leaves (course, config, errors, i18n, inert) import nothing of the project but course.
+- the leaves (course, config, errors, i18n, inert) import nothing of the project but course;
+- the self-test's files have names of their own and import no test file (pytest imports each under
+  its bare name, its folder on sys.path).
 """
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # What runs in the learner's process: grading/worker/main.py and everything it may import.
 WORKER_SIDE = ("grading.worker", "grading.wire", "grading.walls", "grading.inert",
@@ -150,3 +152,39 @@ def test_the_checker_finds_a_circle_and_a_worker_import(tmp_path):
     assert circles(edges) == [["grading.judge.a", "grading.judge.plugin"]]
     assert "grading.judge.plugin" in reached_from(edges, "grading.worker.main")
     assert edges["test_ex2"] == {"test_ex1"}
+
+
+def selftest_problems(root=ROOT):
+    """What breaks pytest's imports of selftest/ (its default mode puts each test file's own folder
+    on sys.path under the file's bare name): two test files of one name, and a test file that
+    imports another (which is found only when the other's folder was collected first)."""
+    files = sorted((root / "selftest").rglob("test_*.py"))
+    files = [path for path in files if "submissions" not in path.relative_to(root).parts]
+    problems, seen = [], {}
+    for path in files:
+        where = str(path.relative_to(root))
+        if path.stem in seen:
+            problems.append(f"{where} and {seen[path.stem]} share a name: rename one")
+        seen.setdefault(path.stem, where)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            problems += [f"{where} imports {name}: move what they share beside conftest.py"
+                         for name in names if name.split(".")[0].startswith("test_")]
+    return problems
+
+
+def test_selftest_files_have_their_own_names_and_import_no_test_file():
+    assert not selftest_problems(), "\n".join(selftest_problems())
+
+
+def test_the_selftest_checker_finds_a_clash_and_a_test_import(tmp_path):
+    for folder in ("units", "system", "submissions/fair-x"):
+        (tmp_path / "selftest" / folder).mkdir(parents=True)
+    (tmp_path / "selftest/units/test_a.py").write_text("X = 1\n")
+    (tmp_path / "selftest/system/test_a.py").write_text("")
+    (tmp_path / "selftest/system/test_b.py").write_text("def f():\n    from test_a import X\n")
+    (tmp_path / "selftest/submissions/fair-x/test_b.py").write_text("import test_a\n")  # a fixture
+    assert selftest_problems(tmp_path) == [
+        "selftest/system/test_b.py imports test_a: move what they share beside conftest.py",
+        "selftest/units/test_a.py and selftest/system/test_a.py share a name: rename one"]

@@ -2,59 +2,21 @@
 same scripts, with the GITHUB_* variables pointing at temporary files."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 
 import pytest
-from test_output_safety import COMMAND_LINES, ESCAPES, MARKUP, controls, runner_commands, strings
 
 import course
-from conftest import ROOT, SOLUTIONS, copy_repository, early_folder, early_run, processes_mentioning
-from fixtures import SUBMISSIONS
+from conftest import ROOT, early_folder, early_run, processes_mentioning
+from hostile import controls, runner_commands, strings
+from long_runs import actions_environment
 
 pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
 
 
-def actions_environment(tmp_path, **more):
-    summary, output = tmp_path / "summary.md", tmp_path / "output.txt"
-    summary.write_text("")
-    output.write_text("")
-    return {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary),
-            "GITHUB_OUTPUT": str(output), **more}, summary, output
-
-
-HOSTILE_EX2 = '''import sys
-
-LINES = {lines!r}
-
-
-def averaging_matrix(T):
-    print("\\n".join(LINES))
-    sys.stderr.write("::set-output name=x::y\\n")
-    raise ValueError("\\x1b[2J::add-mask::x\\n::error file=a::b")
-
-
-average_context = averaging_matrix
-'''
-
-
-def start_grading_step(folder):
-    """The step as CI runs it (started by conftest with the session), on a submission whose ex6
-    forges results.json every way it can and whose ex2 prints and raises workflow commands and
-    terminal escapes; returns how to start it."""
-    copy = copy_repository(folder / "repository")
-    shutil.copytree(ROOT / ".github", copy / ".github")
-    shutil.rmtree(copy / "exercises")
-    shutil.copytree(SOLUTIONS, copy / "exercises")
-    shutil.copy(SUBMISSIONS / "attack-ex6-results_file" / "ex6_head.py", copy / "exercises")
-    (copy / "exercises" / "ex2_averaging.py").write_text(
-        HOSTILE_EX2.format(lines=[MARKUP + ESCAPES, *COMMAND_LINES]), encoding="utf-8")
-    env, _, _ = actions_environment(folder, PASS_MARK="50", GRADER_TEST_SECRET="x")
-    return {"command": ["bash", str(copy / ".github" / "scripts" / "grade.sh")], "env": env}
-
-
+@pytest.mark.long_run  # reads a run of long_runs.py
 def test_grading_step_under_attack_summary_annotations_and_pass_mark():
     """The summary, one annotation on each learner's file, the pass mark, no workflow command but
     the grader's own, no control character anywhere, and an honest results.json that stays honest

@@ -28,7 +28,7 @@ from fixtures import SOLUTIONS, SUBMISSIONS, materialise_files
 pytestmark = [pytest.mark.full,  # the grader's own machinery: --check --full
               pytest.mark.skipif(sys.platform == "win32", reason="a POSIX venv layout")]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def grader(*args, python=sys.executable, backend="portable"):
@@ -113,8 +113,7 @@ def test_the_reuse_check_compares_what_decides_imports_item_by_item():
     the list or dict itself changes the interpreter's state (grading.worker.main._interpreter_state)."""
     done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
         import sys
-        sys.path.insert(0, ".")
-        from grading.worker import main as worker
+        import grading.worker.main as worker
         before = worker._interpreter_state()
         finder = type("Finder", (), {"find_spec": staticmethod(lambda *a: None)})()
         changes = {

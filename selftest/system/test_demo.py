@@ -37,6 +37,7 @@ def figures(name):
     return json.loads((early_folder() / f"{name}.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.long_run  # reads a run of long_runs.py
 def test_the_head_solves_what_averaging_cannot():
     done = early_run("demo solutions")  # --solutions --json demo.json
     assert done.returncode == 0, done.stdout + done.stderr
@@ -70,6 +71,7 @@ def test_the_head_solves_what_averaging_cannot():
     assert f"largest weight ({max(weights):.2f}) on “{heatmap['largest']}”" in done.stdout
 
 
+@pytest.mark.long_run  # reads a run of long_runs.py
 def test_a_head_that_leaks_the_future_is_called_out():
     done = early_run("demo leaky")  # the catalogued mistake ex6 no_mask
     assert done.returncode == 1 and "⚠" in done.stdout and "below the floor" in done.stdout
@@ -108,6 +110,7 @@ def test_the_first_thing_said_of_a_head_that_peeked_is_that_it_peeked(lang, tmp_
     assert not warned and "⚠" not in honest and ("still gets", "仍然猜对")[lang == "zh"] in honest
 
 
+@pytest.mark.long_run  # reads a run of long_runs.py
 def test_a_head_that_does_not_learn_is_called_out():
     done = early_run("demo detached")  # the catalogued mistake ex6 detached_weights
     assert done.returncode == 1, done.stdout + done.stderr
@@ -117,6 +120,7 @@ def test_a_head_that_does_not_learn_is_called_out():
     assert got["warnings"] == ["not_learning"] and got["unchanged"] == ["Head.query.weight"]
 
 
+@pytest.mark.long_run  # reads a run of long_runs.py
 def test_untouched_stubs_say_what_to_do_first():
     done = early_run("demo stubs")  # python grader.py demo --submission <a copy of exercises/>
     assert done.returncode == 1 and "python grader.py 6 pass" in done.stderr

@@ -37,7 +37,7 @@ from grading.judge.worker_handle import garbled
 from grading.wire import protocol
 from grading.wire.ops import reply_problem as malformed
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 SOLUTIONS = ROOT / "solutions"
 MODES = ("outputs", "gradients", "replies", "objects")

@@ -6,28 +6,19 @@ one judge killed part-way by the self-test's hook: the row it was grading is mar
 row is graded by the judges left and the one started in its place, and the exit status is 1.
 """
 import csv
-import os
-import shutil
-import stat
-import zipfile
 
 import pytest
 
 import course
-from conftest import ROOT, early_folder, early_run, start_early
-from fixtures import MISTAKES, SOLUTIONS, materialise_together, mistake_id
+from conftest import early_folder, early_run
+from fixtures import SOLUTIONS
 from grading.commands import batch
+from long_runs import KILLED, MISTAKE, ZERO_WIDTH, solutions_in, zip_of
 
 FULL = f"{course.TOTAL:g}"  # a right submission's total, as the gradebook writes it
-ZERO_WIDTH = "alice\u200b"
 
 
 # -- without grading -----------------------------------------------------------------------------
-
-def solutions_in(folder):
-    shutil.copytree(SOLUTIONS, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return folder
-
 
 def test_each_layout_a_ta_receives_is_found(tmp_path):
     """The six files at the top, in exercises/ (a clone), one folder down, or not there at all."""
@@ -48,19 +39,6 @@ def test_each_layout_a_ta_receives_is_found(tmp_path):
     assert found["two"][1][0] == "refused" and "more than one" in found["two"][1][1]
     assert found["empty"][1] == ("empty", "an empty folder")
     assert found["notes"][1][0] == "empty"
-
-
-def zip_of(path, entries):
-    """A .zip of {name: text}; a name ending in '@' is stored as a symbolic link to its text."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, text in entries.items():
-            if name.endswith("@"):
-                info = zipfile.ZipInfo(name[:-1])
-                info.external_attr = (stat.S_IFLNK | 0o777) << 16
-                archive.writestr(info, text)
-            else:
-                archive.writestr(name, text)
-    return path
 
 
 def test_a_zip_is_extracted_inside_its_folder_or_refused(tmp_path):
@@ -159,41 +137,8 @@ def test_the_class_report_is_markdown_by_exercise():
 
 # -- one batch, graded ----------------------------------------------------------------------------
 
-KILLED = "m-killed"  # graded on a judge that the hook kills as it starts this row
-
-
-def lay_out_class(folder):
-    """A class of 13 rows, laid out every way, with a judge that dies at KILLED."""
-    for name in ("a-right", "b-right", ZERO_WIDTH, "alice", "=SUM(1)", "z-right", KILLED,
-                 "n-after-1", "o-after-2", "p-after-3"):
-        solutions_in(folder / name)
-    solutions_in(folder / "clone" / "exercises")
-    solutions_in(folder / "nested" / "inner")
-    (folder / "empty").mkdir()
-    shutil.copytree(ROOT / "exercises", folder / "stubs")
-    partial = folder / "partial"
-    partial.mkdir()
-    shutil.copy(SOLUTIONS / "ex1_embedding.py", partial)
-    zip_of(folder / "zipped.zip",
-           {f"sub/{p.name}": p.read_text() for p in SOLUTIONS.glob("ex*.py")})
-    zip_of(folder / "evil.zip", {"../../evil.py": "x = 1\n"})
-    materialise_together([MISTAKE], [], folder / "q-mistake")  # what the class got wrong
-
-
-MISTAKE = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
-
-
-def start(base):
-    """Lay out the class in base and start grading it (conftest.start_long_runs calls this)."""
-    folder = base / "class"
-    folder.mkdir(parents=True)
-    lay_out_class(folder)
-    start_early("batch flows", "--batch", folder, "--csv", base / "class.csv", "--json",
-                base / "class.json", "--jobs", "2", "--seed", "5",
-                env={**os.environ, batch.KILL_HOOK: KILLED})
-
-
 @pytest.mark.full
+@pytest.mark.long_run  # reads a run of long_runs.py
 def test_a_class_laid_out_every_way_with_a_judge_killed_part_way():
     done = early_run("batch flows")
     rows = {row["name"]: row for row in
