@@ -1,5 +1,5 @@
 """exercises/ and solutions/ mirror each other: the same text outside the function bodies, the
-fixed API of DESIGN.md, a TODO and NotImplementedError in every stub body, none in the solutions."""
+fixed API of course.py, a TODO and NotImplementedError in every stub body, none in the solutions."""
 import ast
 import difflib
 from pathlib import Path

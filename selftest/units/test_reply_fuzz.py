@@ -317,7 +317,7 @@ NONSENSE = ("float_nan", "float_inf", "empty_tensor", "zero_dim", "huge", "all_n
 def test_a_diagnosis_copes_with_any_reply_and_names_no_cause_for_nonsense(exercise):
     """A diagnosis that raises is lost (the plugin keeps it as a diagnosis problem); one that names
     a mistake for NaN, inf or a tensor of no shape the lesson makes tells the learner a wrong
-    cause, which is worse than none (DESIGN.md)."""
+    cause, which is worse than none."""
     import importlib
     module = importlib.import_module(f"test_{exercise}")
     for kind in KINDS:
