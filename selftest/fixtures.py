@@ -223,7 +223,8 @@ MISTAKES = [
     Mistake("shortcut", "ex6_head",
             "out = weights @ v  #", "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)  #",
             "PyTorch's scaled_dot_product_attention instead of the head's own steps",
-            diagnosis="ex6.shortcut", caught_by=("test_built_yourself",)),
+            diagnosis="ex6.shortcut", caught_by=("test_built_yourself",),
+            says="(F.scaled_dot_product_attention)"),  # what the learner wrote, not _safe_softmax
     Mistake("no_mask", "ex6_head",
             'weights = weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
             "weights = weights",
@@ -678,6 +679,41 @@ MISTAKES = [
             "x.zero_() once x is used up (as if it freed memory): right values, and the "
             "caller's x changed in place",
             diagnosis="ex6.modifies_input", caught_by=("test_inputs_unchanged",)),
+    # From the blind pass (a new learner's slips, graded before the catalogue was read):
+    Mistake("mask_not_assigned", "ex5_causal_mask",
+            'weights = scores.masked_fill(tril == 0, float("-inf"))',
+            'scores.masked_fill(tril == 0, float("-inf"))\n    weights = scores',
+            "masked_fill's result not assigned: it returns a new tensor, so nothing is masked",
+            diagnosis="ex5.no_mask", caught_by=("test_future_is_zero",)),
+    Mistake("mask_of_one_size", "ex5_causal_mask",
+            "tril = torch.tril(torch.ones(T, T))", "tril = torch.tril(torch.ones(8, 8))",
+            "the mask built for the lesson's T = 8 and not cut: a crash at every other T",
+            diagnosis="ex5.mask_of_one_size", caught_by=("test_shape",)),
+    Mistake("mask_one_too_long", "ex5_causal_mask",
+            "tril = torch.tril(torch.ones(T, T))", "tril = torch.tril(torch.ones(T + 1, T + 1))",
+            "a (T+1, T+1) mask: a crash naming a size that is not fixed, so no fixed-size cause",
+            diagnosis=None, caught_by=("test_shape",)),
+    Mistake("inf_into_integers", "ex5_causal_mask",
+            ('tril = torch.tril(torch.ones(T, T))',
+             'weights = scores.masked_fill(tril == 0, float("-inf"))'),
+            ('tril = torch.tril(torch.ones(T, T, dtype=torch.long))',
+             'bias = torch.zeros(T, T, dtype=torch.long).masked_fill(tril == 0, float("-inf"))\n'
+             '    weights = scores + bias'),
+            "an additive mask made as an integer tensor: −∞ cannot be filled into it",
+            diagnosis="ex5.inf_into_integers", caught_by=("test_shape",)),
+    Mistake("mask_not_assigned", "ex6_head",
+            'weights = weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
+            'weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
+            "masked_fill's result not assigned: the head has no causal mask",
+            diagnosis="ex6.no_mask", caught_by=("test_causal_for_every_token",)),
+    Mistake("inf_into_integers", "ex6_head",
+            ("torch.tril(torch.ones(block_size, block_size))",
+             'weights = weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))'),
+            ("torch.tril(torch.ones(block_size, block_size, dtype=torch.long))",
+             'mask = torch.zeros(T, T, dtype=torch.long).masked_fill(self.tril[:T, :T] == 0, '
+             'float("-inf"))\n        weights = weights + mask'),
+            "an integer tril and an integer additive mask: −∞ cannot be filled into it",
+            diagnosis="ex6.inf_into_integers"),
 ]
 
 

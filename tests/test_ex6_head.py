@@ -38,6 +38,7 @@ from lesson_steps import (
     MASK_STEPS,
     SCORE_STEPS,
     fixed_size_mask,
+    inf_into_integers,
     layer_shape_diagnosis,
     mask_sized_by_batch,
     masked_weights,
@@ -621,7 +622,8 @@ def diagnose_error(error):
     size = error.get("sizes")
     sized = size and (tril_not_sliced(error, size) or mask_sized_by_head_size(error, size)
                       or mask_sized_by_batch(error, size["B"], size["T"], "ex6"))
-    return sized or layer_shape_diagnosis(error, "ex6") or transposed_3d(error, "ex6") \
+    return sized or inf_into_integers(error, "ex6") or layer_shape_diagnosis(error, "ex6") \
+        or transposed_3d(error, "ex6") \
         or sqrt_of_int(error, "ex6") or undefined_head_size(
             error, "ex6",
             "__init__ 的参数 head_size 在 forward 里看不到。可以从张量上取：head_size = k.shape[-1]"

@@ -139,8 +139,19 @@ def expect_no_loop(shown, what, where=None, most=150):
 
 
 def ready_made(shown):
-    """PyTorch's ready-made attention among the operations the records show, by their names."""
-    return sorted(set().union(*(replay.attention_used(w["record"]) for w in shown.values())))
+    """PyTorch's ready-made attention among the operations the records show, by their names,
+    each with the public function a learner calls to reach it (never a name the learner gave)."""
+    used = set().union(*(replay.attention_used(w["record"]) for w in shown.values()))
+    return sorted({next((public for word, public in _PUBLIC.items() if word in name), name)
+                   for name in used})
+
+
+# The aten operators' words, and the function that reaches them: sdpa's math path on the CPU
+# shows only _safe_softmax, a name no learner wrote.
+_PUBLIC = {"scaled_dot_product": "F.scaled_dot_product_attention",
+           "_safe_softmax": "F.scaled_dot_product_attention",
+           "multi_head_attention": "nn.MultiheadAttention",
+           "transformer_encoder": "nn.TransformerEncoderLayer"}
 
 
 def expect_built_yourself(shown, what):

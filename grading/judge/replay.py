@@ -5,8 +5,10 @@ it reached, in order, with its arguments as references to the call's inputs, to 
 to the object's tensors at attribute paths the judge names, or constants. Nothing in a record is
 trusted. The judge runs it itself, on inputs of its own:
 
-- only operations of ALLOWED, pure tensor operations that read no file, draw no random number,
-  allocate no uninitialised memory and are not PyTorch's ready-made attention;
+- only operations of ALLOWED, pure tensor operations that read no file, draw no random number
+  and are not PyTorch's ready-made attention; uninitialised memory (torch.empty, as Megatron's
+  baddbmm with beta=0 uses) is made here already filled, with NaN, so the judge's old values never
+  show and code that reads such memory never agrees with its replay;
 - each operation's size bounded before it runs, from its arguments' shapes (MAX_ELEMENTS per
   result, MAX_WORK in all);
 - on the judge's own tensors (copies: an in-place operation changes nothing of the judge's).
@@ -54,8 +56,9 @@ _NAMED = set("""
     embedding isinf isnan isfinite nan_to_num clamp clamp_min clamp_max clip
     """.split())
 _REFUSED = {"_local_scalar_dense", "item", "equal", "is_nonzero", "set_", "resize_",
-            "as_strided", "as_strided_", "empty", "empty_like", "empty_strided", "new_empty",
-            "new_empty_strided", "from_file", "_assert_async", "_print"}
+            "as_strided", "as_strided_", "from_file", "_assert_async", "_print"}
+# Allocations of uninitialised memory: replayed as allocations filled (see _filled).
+_UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 _MATMUL = {"mm", "bmm", "matmul", "addmm", "baddbmm", "addbmm", "dot", "vdot", "mv", "outer",
            "einsum", "linear", "tensordot"}  # their results: at most the product of two inputs
 _DTYPES = {str(d).removeprefix("torch."): d for d in (
@@ -88,7 +91,20 @@ def resolve(name):
         raise ReplayError("operation", f"{name!r} is no operator of this PyTorch", op) from None
     if not allowed(op, overload):
         raise ReplayError("operation", f"{op} is not replayed", op)
-    return overload
+    return _filled(overload) if op in _UNINITIALISED else overload
+
+
+def _filled(overload):
+    """An empty-like allocation whose entries are NaN (the largest value for integers, True for
+    bool), never what the memory held before."""
+    def allocate(*args, **kwargs):
+        made = overload(*args, **kwargs)
+        if made.dtype == torch.bool:
+            return made.fill_(True)
+        return made.fill_(float("nan") if made.is_floating_point() or made.is_complex()
+                          else torch.iinfo(made.dtype).max)
+    allocate.tags = overload.tags
+    return allocate
 
 
 def _known(name):
@@ -101,7 +117,7 @@ def _known(name):
 
 
 def allowed(op, overload):
-    if op in _NAMED or op.rstrip("_") in _NAMED or is_attention(op):
+    if op in _NAMED or op.rstrip("_") in _NAMED or op in _UNINITIALISED or is_attention(op):
         return True
     tags = getattr(overload, "tags", ())
     return torch.Tag.pointwise in tags and torch.Tag.nondeterministic_seeded not in tags
@@ -241,7 +257,8 @@ def _bound(op, overload, args, kwargs):
                                                                        "masked_fill_"):
         bound = math.prod(_broadcast(t.shape for t in tensors))
     elif op in ("ones", "zeros", "full", "new_ones", "new_zeros", "new_full", "expand",
-                "view", "_unsafe_view", "reshape", "fill", "scalar_tensor"):
+                "view", "_unsafe_view", "reshape", "fill", "scalar_tensor", "empty",
+                "new_empty", "empty_strided", "new_empty_strided"):
         bound = max([biggest] + [math.prod(abs(n) for n in size) for size in sizes])
     elif op in ("repeat", "tile", "constant_pad_nd", "pad"):
         bound = biggest * max([1] + [math.prod(1 + abs(n) for n in size) for size in sizes])
