@@ -714,6 +714,11 @@ MISTAKES = [
              'float("-inf"))\n        weights = weights + mask'),
             "an integer tril and an integer additive mask: −∞ cannot be filled into it",
             diagnosis="ex6.inf_into_integers"),
+    Mistake("q_transposed_at_k", "ex6_head",
+            "weights = q @ k.transpose(-2, -1) * head_size", "weights = q.transpose(-2, -1) @ k * head_size",
+            "qᵀ @ k: (B, head_size, head_size) scores meet the sliced mask; at SHAPES[0] "
+            "head_size is block_size, and the crash is no unsliced mask",
+            diagnosis=None),
 ]
 
 
