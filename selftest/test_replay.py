@@ -123,6 +123,10 @@ def test_uninitialised_memory_is_replayed_filled_never_with_old_values():
     _, record = traced([torch.randn(2, 4, 8)], module, name="f")
     q = torch.randn(2, 4, 8)
     assert replay.same(replay.replay(record, [q]), module.f(q))
+    assert not replay.reads_uninitialised(record, [q])
+    module.g = lambda q: torch.baddbmm(torch.empty(2, 4, 4), q, q.transpose(1, 2))  # beta=1
+    _, record = traced([torch.randn(2, 4, 8)], module, name="g")
+    assert replay.reads_uninitialised(record, [q])
     for name in ("aten.empty.memory_format", "aten.new_empty.default"):  # read: NaN, not memory
         args = [[2, 3]] if name.startswith("aten.empty") else [{"in": 0}, [2, 3]]
         assert replay.replay(forged((name, args, {})), [torch.ones(2)]).isnan().all()

@@ -85,6 +85,12 @@ def expect_replays_to(record, args, params, output, what):
     except ReplayError as error:
         raise CheckFailed(unverified(error, what)) from None
     if not replay.same(replayed, output):
+        if replay.reads_uninitialised(record, list(args), params):
+            fail(f"{what} 的结果取决于 torch.empty 这类未初始化的内存里碰巧留下的数（例如 torch.baddbmm 没写 beta=0，"
+                 "就会把它的输入加进结果）。请用 torch.zeros 建这个张量，或者写上 beta=0",
+                 f"{what}'s result depends on whatever uninitialised memory (torch.empty and the "
+                 "like) happened to hold (torch.baddbmm without beta=0, say, adds its input into "
+                 "the result). Make that tensor with torch.zeros, or pass beta=0")
         outside(what)
 
 

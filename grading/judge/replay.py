@@ -91,20 +91,32 @@ def resolve(name):
         raise ReplayError("operation", f"{name!r} is no operator of this PyTorch", op) from None
     if not allowed(op, overload):
         raise ReplayError("operation", f"{op} is not replayed", op)
-    return _filled(overload) if op in _UNINITIALISED else overload
+    return overload
 
 
-def _filled(overload):
+def _filled(overload, fill):
     """An empty-like allocation whose entries are NaN (the largest value for integers, True for
-    bool), never what the memory held before."""
+    bool), never what the memory held before; fill=0: zeros (to see whether a result reads it)."""
     def allocate(*args, **kwargs):
         made = overload(*args, **kwargs)
-        if made.dtype == torch.bool:
-            return made.fill_(True)
+        if fill == 0 or made.dtype == torch.bool:
+            return made.fill_(fill == 0 and 0 or True)
         return made.fill_(float("nan") if made.is_floating_point() or made.is_complex()
                           else torch.iinfo(made.dtype).max)
-    allocate.tags = overload.tags
     return allocate
+
+
+def reads_uninitialised(record, inputs, params=None):
+    """True when the record's result depends on what its uninitialised allocations hold (the
+    replay with them NaN and with them 0 differ): torch.empty read, baddbmm without beta=0."""
+    ops = record.get("ops") if isinstance(record, dict) else None
+    if not isinstance(ops, list) or not any(
+            isinstance(op, list) and op and operator_name(op[0]) in _UNINITIALISED for op in ops):
+        return False
+    try:
+        return not same(replay(record, inputs, params), replay(record, inputs, params, fill=0))
+    except ReplayError:
+        return False
 
 
 def _known(name):
@@ -159,10 +171,13 @@ def check(record):
     return [resolve(op[0]) for op in record["ops"]]
 
 
-def replay(record, inputs, params=None):
+def replay(record, inputs, params=None, fill=None):
     """The output the record computes for `inputs` (the call's arguments) and `params` ({path:
-    tensor}): a tensor, or a tuple of them. Raises ReplayError when it cannot be verified."""
+    tensor}): a tensor, or a tuple of them. Raises ReplayError when it cannot be verified.
+    Uninitialised allocations come filled with NaN (fill=0: with zeros)."""
     overloads = check(record)
+    overloads = [_filled(overload, fill) if operator_name(op[0]) in _UNINITIALISED else overload
+                 for op, overload in zip(record["ops"], overloads)]
     params = {k: v.clone() for k, v in (params or {}).items()}
     inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in inputs]
     results, work = [], [0]
