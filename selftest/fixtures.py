@@ -232,7 +232,8 @@ MISTAKES = [
     Mistake("shortcut", "ex6_head",
             "out = weights @ v  #", "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)  #",
             "PyTorch's scaled_dot_product_attention instead of the head's own steps",
-            diagnosis="ex6.shortcut", caught_by=("test_built_yourself",)),
+            diagnosis="ex6.shortcut", caught_by=("test_built_yourself",),
+            says="(F.scaled_dot_product_attention)"),  # what the learner wrote, not _safe_softmax
     Mistake("no_mask", "ex6_head",
             'weights = weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
             "weights = weights",
@@ -687,6 +688,52 @@ MISTAKES = [
             "x.zero_() once x is used up (as if it freed memory): right values, and the "
             "caller's x changed in place",
             diagnosis="ex6.modifies_input", caught_by=("test_inputs_unchanged",)),
+    # From the blind pass (a new learner's slips, graded before the catalogue was read):
+    Mistake("mask_not_assigned", "ex5_causal_mask",
+            'weights = scores.masked_fill(tril == 0, float("-inf"))',
+            'scores.masked_fill(tril == 0, float("-inf"))\n    weights = scores',
+            "masked_fill's result not assigned: it returns a new tensor, so nothing is masked",
+            diagnosis="ex5.no_mask", caught_by=("test_future_is_zero",)),
+    Mistake("mask_of_one_size", "ex5_causal_mask",
+            "tril = torch.tril(torch.ones(T, T))", "tril = torch.tril(torch.ones(8, 8))",
+            "the mask built for the lesson's T = 8 and not cut: a crash at every other T",
+            diagnosis="ex5.mask_of_one_size"),
+    Mistake("mask_one_too_long", "ex5_causal_mask",
+            "tril = torch.tril(torch.ones(T, T))", "tril = torch.tril(torch.ones(T + 1, T + 1))",
+            "a (T+1, T+1) mask: a crash naming a size that is not fixed, so no fixed-size cause",
+            diagnosis=None),
+    Mistake("inf_into_integers", "ex5_causal_mask",
+            ('tril = torch.tril(torch.ones(T, T))',
+             'weights = scores.masked_fill(tril == 0, float("-inf"))'),
+            ('tril = torch.tril(torch.ones(T, T, dtype=torch.long))',
+             'bias = torch.zeros(T, T, dtype=torch.long).masked_fill(tril == 0, float("-inf"))\n'
+             '    weights = scores + bias'),
+            "an additive mask made as an integer tensor: −∞ cannot be filled into it",
+            diagnosis="ex5.inf_into_integers"),
+    Mistake("baddbmm_reads_empty", "ex4_scaling",
+            "weights = q @ k.transpose(-2, -1)  #",
+            "weights = torch.baddbmm(torch.empty(q.shape[0], q.shape[1], k.shape[1]), q, "
+            "k.transpose(-2, -1))  #",
+            "Megatron's baddbmm copied without beta=0.0: torch.empty's leftover memory is added",
+            diagnosis=None),
+    Mistake("mask_not_assigned", "ex6_head",
+            'weights = weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
+            'weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
+            "masked_fill's result not assigned: the head has no causal mask",
+            diagnosis="ex6.no_mask", caught_by=("test_causal_for_every_token",)),
+    Mistake("inf_into_integers", "ex6_head",
+            ("torch.tril(torch.ones(block_size, block_size))",
+             'weights = weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))'),
+            ("torch.tril(torch.ones(block_size, block_size, dtype=torch.long))",
+             'mask = torch.zeros(T, T, dtype=torch.long).masked_fill(self.tril[:T, :T] == 0, '
+             'float("-inf"))\n        weights = weights + mask'),
+            "an integer tril and an integer additive mask: −∞ cannot be filled into it",
+            diagnosis="ex6.inf_into_integers"),
+    Mistake("q_transposed_at_k", "ex6_head",
+            "weights = q @ k.transpose(-2, -1) * head_size", "weights = q.transpose(-2, -1) @ k * head_size",
+            "qᵀ @ k: (B, head_size, head_size) scores meet the sliced mask; at SHAPES[0] "
+            "head_size is block_size, and the crash is no unsliced mask",
+            diagnosis=None),
 ]
 
 

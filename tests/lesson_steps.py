@@ -205,10 +205,12 @@ MASK_STEPS = {
             "diagonal 0"),
         Way("no_mask", None,
             "没有因果掩码：每一行都对所有位置做了 softmax，位置 i 看到了它之后的字——那是答案。在 softmax 之前"
-            "把 tril == 0 的位置填成 −∞",
+            "把 tril == 0 的位置填成 −∞（masked_fill 不改原张量，而是返回一个新张量：要把结果赋回去，"
+            "weights = weights.masked_fill(…)）",
             "There is no causal mask: each row is a softmax over every position, so position i "
             "sees the characters after it, which are the answer. Fill where tril == 0 with −∞ "
-            "before softmax"),
+            "before softmax (masked_fill does not change its tensor but returns a new one: "
+            "assign it, weights = weights.masked_fill(…))"),
     ],
     "fill": [
         Way("inf", float("-inf")),
@@ -298,6 +300,24 @@ def fixed_size_mask(error, exercise, T_from, graded):
                          f"sequence has at most {n} positions, and at T = {LONG_T} it no longer "
                          f"fits the (T, T) scores. Build it for this call's length: T = {T_from}, "
                          "torch.tril(torch.ones(T, T))")
+    return None
+
+
+def inf_into_integers(error, exercise):
+    """−∞ filled into an integer tensor (a tril or a mask made with dtype=torch.long, say): PyTorch
+    refuses, "value cannot be converted to type int64_t without overflow", on the line that fills."""
+    message, frames = error.get("message", ""), error.get("frames", [])
+    line = frames[-1][3] if frames and len(frames[-1]) > 3 else ""
+    kind = re.search(r"value cannot be converted to type (u?int\d+)_t without overflow", message)
+    if kind and re.search(r"masked_fill|fill|full|where|inf", line):
+        return Diagnosis(f"{exercise}.inf_into_integers",
+                         f"把 −∞ 填进了一个整数张量（{kind[1]}，例如 dtype=torch.long 建的 tril 或掩码）：整数存不下"
+                         "float(\"-inf\")。要填 −∞ 的张量得是浮点数：直接在分数上 masked_fill，或者用 "
+                         "torch.ones(T, T) 默认的浮点类型建掩码",
+                         f"−∞ was filled into an integer tensor ({kind[1]}: a tril or mask made with "
+                         "dtype=torch.long, say), and no integer can hold float(\"-inf\"). The "
+                         "tensor that takes −∞ must be floating point: masked_fill the scores "
+                         "themselves, or build the mask with torch.ones(T, T), float by default")
     return None
 
 

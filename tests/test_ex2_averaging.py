@@ -219,9 +219,10 @@ AVERAGING_STEPS = {
             "needs [:, None] the same way)"),
         Way("divided_by_T", lambda m: m / m.shape[0],
             "每一行都除以了 T：只有最后一行的和是 1。第 i 行平均的是 i+1 个位置，要除以这一行自己的和：tril.sum(dim=1, "
-            "keepdim=True)",
+            "keepdim=True)（用累加和 x.cumsum(dim=1) 时，位置 i 除以 i+1：torch.arange(1, T + 1)[:, None]）",
             "Every row was divided by T: only the last row sums to 1. Row i averages i+1 "
-            "positions, so divide it by its own sum: tril.sum(dim=1, keepdim=True)"),
+            "positions, so divide it by its own sum: tril.sum(dim=1, keepdim=True) (with a "
+            "running sum x.cumsum(dim=1), position i by i+1: torch.arange(1, T + 1)[:, None])"),
         Way("off_by_one", lambda m: m / torch.arange(m.shape[0], dtype=m.dtype)[:, None],
             "第 i 行除以的是 i，而不是 i+1（torch.arange(T) 从 0 开始数），于是第 0 行除以了 0。第 i 行平均的是 "
             "i+1 个位置：torch.arange(1, T + 1)[:, None]，或者 tril.sum(dim=1, keepdim=True)",

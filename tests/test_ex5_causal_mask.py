@@ -1,5 +1,7 @@
 """Exercise 5 · the causal mask (因果掩码): future scores → −∞ before softmax over the last dim."""
 
+import re
+
 import torch
 
 from grading.checks.derivatives import expect_row_gradients, row_gradients
@@ -13,7 +15,7 @@ from grading.checks.expect import (
     upper_triangle,
 )
 from grading.checks.scenario import SHAPES, hidden, public, randn
-from grading.checks.shown_work import Consistent, expect_built_yourself, shown_work
+from grading.checks.shown_work import LONG_T, Consistent, expect_built_yourself, shown_work
 from grading.diagnosis.causes import (
     Diagnosis,
     changed_everywhere,
@@ -22,7 +24,13 @@ from grading.diagnosis.causes import (
 )
 from grading.diagnosis.slips import lesson, named_slips
 from grading.errors import WorkerFailure
-from lesson_steps import MASK_STEPS, fixed_size_mask, mask_sized_by_batch, masked_weights
+from lesson_steps import (
+    MASK_STEPS,
+    fixed_size_mask,
+    inf_into_integers,
+    mask_sized_by_batch,
+    masked_weights,
+)
 
 SHAPE_NAMES = ("B", "T", "T")
 
@@ -234,9 +242,53 @@ def right_where_graded(probe):
     return True
 
 
+def mask_of_one_size(probe, error):
+    """A mask made for one fixed length N (torch.ones(8, 8): the lesson's T = 8) and not cut to T:
+    the call at T = 5 crashes where the mask meets the scores, naming N; so does the call at
+    another T, naming the same N; and at T = N the weights are right."""
+    def fixed(error, B, T):
+        message, frames = error.get("message", ""), error.get("frames", [])
+        line = frames[-1][3] if frames and len(frames[-1]) > 3 else ""
+        named = {int(n) for n in re.findall(r"\((\d+)\)", message)}
+        if "must match the size" in message and re.search(r"tril|mask|masked_fill|where", line) \
+                and len(named) == 2 and T in named:
+            (n,) = named - {T}
+            return n if n != B and 1 < n <= LONG_T else None
+        return None
+    n = fixed(error, DIAGNOSE_SHAPE["B"], DIAGNOSE_SHAPE["T"])
+    other = CONFIRM_SHAPE if n != CONFIRM_SHAPE["T"] else dict(B=3, T=3)
+    if n is None:
+        return None
+    try:
+        probe(weights, **other)
+        return None
+    except WorkerFailure as failure:
+        if failure.kind != "raised" or fixed(failure.error, other["B"], other["T"]) != n:
+            return None
+    got, _ = probe(weights, B=2, T=n)
+    if not same(got, masked_weights(probe.inputs(draw, B=2, T=n).double(), lesson(MASK_STEPS))):
+        return None
+    T = DIAGNOSE_SHAPE["T"]
+    return Diagnosis("ex5.mask_of_one_size",
+                     f"掩码只按一个固定的长度 {n} 建（例如 torch.ones({n}, {n})），没有按这一次的 T 来建：T = {n} 时结果是对的，"
+                     f"而这次 T = {T}，{n} × {n} 的掩码就和 (T, T) 的分数对不上了。掩码要按分数的长度来建："
+                     "T = scores.shape[-1]，torch.tril(torch.ones(T, T))",
+                     f"The mask is built for one fixed length, {n} (torch.ones({n}, {n}), say), not "
+                     f"for this call's T: at T = {n} the weights are right, but here T = {T}, and a "
+                     f"{n} × {n} mask does not fit the (T, T) scores. Build it from the scores' "
+                     "length: T = scores.shape[-1], torch.tril(torch.ones(T, T))")
+
+
 def diagnose(probe):
     shape = DIAGNOSE_SHAPE
-    got, _ = probe(weights, **shape)
+    try:
+        got, _ = probe(weights, **shape)
+    except WorkerFailure as failure:  # the crash first: a cause of it that the outputs confirm
+        found = failure.kind == "raised" and isinstance(failure.error, dict) \
+            and mask_of_one_size(probe, failure.error)
+        if found:
+            return found
+        raise
     if hasattr(got, "shape") and tuple(got.shape) == (shape["T"], shape["B"], shape["T"]):
         return Diagnosis("ex5.batch_axis",
                          "输出的形状是 (T, B, T)：批量那一维跑到了中间。权重要保持分数的形状 (B, T, T)，"
@@ -279,4 +331,5 @@ def diagnose(probe):
 
 
 def diagnose_error(error):
-    return mask_sized_by_batch(error, DIAGNOSE_SHAPE["B"], DIAGNOSE_SHAPE["T"], "ex5")
+    return mask_sized_by_batch(error, DIAGNOSE_SHAPE["B"], DIAGNOSE_SHAPE["T"], "ex5") \
+        or inf_into_integers(error, "ex5")

@@ -38,6 +38,7 @@ from lesson_steps import (
     MASK_STEPS,
     SCORE_STEPS,
     fixed_size_mask,
+    inf_into_integers,
     layer_shape_diagnosis,
     mask_sized_by_batch,
     masked_weights,
@@ -504,10 +505,17 @@ def diagnose(probe):
     shape = DIAGNOSE_SHAPE
     # First the graded sizes, in test_shape's order: a crash here is the one the learner sees.
     graded = []
-    for size in SHAPES:
-        output, _ = at(probe, forward, size)
-        inputs = probe.inputs(draw, **{k: size[k] for k in ("B", "T", "n_embd", "head_size")})
-        graded.append((output, head_computation(inputs, size["block_size"])(lesson(HEAD_STEPS))))
+    try:
+        for size in SHAPES:
+            output, _ = at(probe, forward, size)
+            inputs = probe.inputs(draw, **{k: size[k] for k in ("B", "T", "n_embd", "head_size")})
+            graded.append((output, head_computation(inputs, size["block_size"])(lesson(HEAD_STEPS))))
+    except WorkerFailure as failure:
+        error = failure.error if failure.kind == "raised" and isinstance(failure.error, dict) else {}
+        if error.get("sizes") and tril_not_sliced(error, error["sizes"]) \
+                and not unsliced_at_other_sizes(probe):
+            failure.error = {**error, "not_the_unsliced_mask": True}
+        raise
     found = returned_tuple(graded)
     if found:
         return found
@@ -611,10 +619,34 @@ def mask_sized_by_head_size(error, size):
     return None
 
 
+def unsliced_at_other_sizes(probe):
+    """The crash of an unsliced (block_size, block_size) mask, told apart from another crash that
+    names the same sizes (at SHAPES[0] head_size is block_size: (B, head_size, head_size) scores
+    from qᵀ @ k meet a sliced mask there): at a size where head_size is neither, the crash names
+    block_size and T again, and where T is block_size the head runs."""
+    shorter, full = next((s for s in SHAPES if s["T"] < s["block_size"] != s["head_size"]), None), \
+        next((s for s in SHAPES if s["T"] == s["block_size"] != s["head_size"]), None)
+    if shorter is None or full is None:
+        return False
+    try:
+        at(probe, forward, shorter)
+        return False
+    except WorkerFailure as failure:
+        error = failure.error if failure.kind == "raised" and isinstance(failure.error, dict) else {}
+        if not error.get("sizes") or tril_not_sliced(error, error["sizes"]) is None:
+            return False
+    try:
+        at(probe, forward, full)
+    except WorkerFailure:
+        return False
+    return True
+
+
 def tril_not_sliced(error, size):
     message, frames = error.get("message", ""), error.get("frames", [])
     block, T = size["block_size"], size["T"]
     if frames and frames[-1][2] == "forward" and block != T \
+            and not error.get("not_the_unsliced_mask") \
             and set(re.findall(r"\((\d+)\)", message)) == {str(block), str(T)}:
         return Diagnosis("ex6.tril_not_sliced",
                          f"掩码没有切成 T × T：tril 是按 block_size = {block} 个位置建的，而这次的序列只有 "
@@ -631,7 +663,8 @@ def diagnose_error(error):
     size = error.get("sizes")
     sized = size and (tril_not_sliced(error, size) or mask_sized_by_head_size(error, size)
                       or mask_sized_by_batch(error, size["B"], size["T"], "ex6"))
-    return sized or layer_shape_diagnosis(error, "ex6") or transposed_3d(error, "ex6") \
+    return sized or inf_into_integers(error, "ex6") or layer_shape_diagnosis(error, "ex6") \
+        or transposed_3d(error, "ex6") \
         or sqrt_of_int(error, "ex6") or undefined_head_size(
             error, "ex6",
             "__init__ 的参数 head_size 在 forward 里看不到。可以从张量上取：head_size = k.shape[-1]"

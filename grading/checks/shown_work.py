@@ -85,6 +85,12 @@ def expect_replays_to(record, args, params, output, what):
     except ReplayError as error:
         raise CheckFailed(unverified(error, what)) from None
     if not replay.same(replayed, output):
+        if replay.reads_uninitialised(record, list(args), params):
+            fail(f"{what} 的结果取决于 torch.empty 这类未初始化的内存里碰巧留下的数（例如 torch.baddbmm 没写 beta=0，"
+                 "就会把它的输入加进结果）。请用 torch.zeros 建这个张量，或者写上 beta=0",
+                 f"{what}'s result depends on whatever uninitialised memory (torch.empty and the "
+                 "like) happened to hold (torch.baddbmm without beta=0, say, adds its input into "
+                 "the result). Make that tensor with torch.zeros, or pass beta=0")
         outside(what)
 
 
@@ -139,8 +145,19 @@ def expect_no_loop(shown, what, where=None, most=150):
 
 
 def ready_made(shown):
-    """PyTorch's ready-made attention among the operations the records show, by their names."""
-    return sorted(set().union(*(replay.attention_used(w["record"]) for w in shown.values())))
+    """PyTorch's ready-made attention among the operations the records show, by their names,
+    each with the public function a learner calls to reach it (never a name the learner gave)."""
+    used = set().union(*(replay.attention_used(w["record"]) for w in shown.values()))
+    return sorted({next((public for word, public in _PUBLIC.items() if word in name), name)
+                   for name in used})
+
+
+# The aten operators' words, and the function that reaches them: sdpa's math path on the CPU
+# shows only _safe_softmax, a name no learner wrote.
+_PUBLIC = {"scaled_dot_product": "F.scaled_dot_product_attention",
+           "_safe_softmax": "F.scaled_dot_product_attention",
+           "multi_head_attention": "nn.MultiheadAttention",
+           "transformer_encoder": "nn.TransformerEncoderLayer"}
 
 
 def expect_built_yourself(shown, what):

@@ -5,8 +5,10 @@ it reached, in order, with its arguments as references to the call's inputs, to 
 to the object's tensors at attribute paths the judge names, or constants. Nothing in a record is
 trusted. The judge runs it itself, on inputs of its own:
 
-- only operations of ALLOWED, pure tensor operations that read no file, draw no random number,
-  allocate no uninitialised memory and are not PyTorch's ready-made attention;
+- only operations of ALLOWED, pure tensor operations that read no file, draw no random number
+  and are not PyTorch's ready-made attention; uninitialised memory (torch.empty, as Megatron's
+  baddbmm with beta=0 uses) is made here already filled, with NaN, so the judge's old values never
+  show and code that reads such memory never agrees with its replay;
 - each operation's size bounded before it runs, from its arguments' shapes (MAX_ELEMENTS per
   result, MAX_WORK in all);
 - on the judge's own tensors (copies: an in-place operation changes nothing of the judge's).
@@ -54,8 +56,9 @@ _NAMED = set("""
     embedding isinf isnan isfinite nan_to_num clamp clamp_min clamp_max clip
     """.split())
 _REFUSED = {"_local_scalar_dense", "item", "equal", "is_nonzero", "set_", "resize_",
-            "as_strided", "as_strided_", "empty", "empty_like", "empty_strided", "new_empty",
-            "new_empty_strided", "from_file", "_assert_async", "_print"}
+            "as_strided", "as_strided_", "from_file", "_assert_async", "_print"}
+# Allocations of uninitialised memory: replayed as allocations filled (see _filled).
+_UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 _MATMUL = {"mm", "bmm", "matmul", "addmm", "baddbmm", "addbmm", "dot", "vdot", "mv", "outer",
            "einsum", "linear", "tensordot"}  # their results: at most the product of two inputs
 _DTYPES = {str(d).removeprefix("torch."): d for d in (
@@ -91,6 +94,31 @@ def resolve(name):
     return overload
 
 
+def _filled(overload, fill):
+    """An empty-like allocation whose entries are NaN (the largest value for integers, True for
+    bool), never what the memory held before; fill=0: zeros (to see whether a result reads it)."""
+    def allocate(*args, **kwargs):
+        made = overload(*args, **kwargs)
+        if fill == 0 or made.dtype == torch.bool:
+            return made.fill_(fill == 0 and 0 or True)
+        return made.fill_(float("nan") if made.is_floating_point() or made.is_complex()
+                          else torch.iinfo(made.dtype).max)
+    return allocate
+
+
+def reads_uninitialised(record, inputs, params=None):
+    """True when the record's result depends on what its uninitialised allocations hold (the
+    replay with them NaN and with them 0 differ): torch.empty read, baddbmm without beta=0."""
+    ops = record.get("ops") if isinstance(record, dict) else None
+    if not isinstance(ops, list) or not any(
+            isinstance(op, list) and op and operator_name(op[0]) in _UNINITIALISED for op in ops):
+        return False
+    try:
+        return not same(replay(record, inputs, params), replay(record, inputs, params, fill=0))
+    except ReplayError:
+        return False
+
+
 def _known(name):
     """The aten overload a name gives, whether replayed or not; None if there is none."""
     op = operator_name(name)
@@ -101,7 +129,7 @@ def _known(name):
 
 
 def allowed(op, overload):
-    if op in _NAMED or op.rstrip("_") in _NAMED or is_attention(op):
+    if op in _NAMED or op.rstrip("_") in _NAMED or op in _UNINITIALISED or is_attention(op):
         return True
     tags = getattr(overload, "tags", ())
     return torch.Tag.pointwise in tags and torch.Tag.nondeterministic_seeded not in tags
@@ -143,10 +171,13 @@ def check(record):
     return [resolve(op[0]) for op in record["ops"]]
 
 
-def replay(record, inputs, params=None):
+def replay(record, inputs, params=None, fill=None):
     """The output the record computes for `inputs` (the call's arguments) and `params` ({path:
-    tensor}): a tensor, or a tuple of them. Raises ReplayError when it cannot be verified."""
+    tensor}): a tensor, or a tuple of them. Raises ReplayError when it cannot be verified.
+    Uninitialised allocations come filled with NaN (fill=0: with zeros)."""
     overloads = check(record)
+    overloads = [_filled(overload, fill) if operator_name(op[0]) in _UNINITIALISED else overload
+                 for op, overload in zip(record["ops"], overloads)]
     params = {k: v.clone() for k, v in (params or {}).items()}
     inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in inputs]
     results, work = [], [0]
@@ -241,7 +272,8 @@ def _bound(op, overload, args, kwargs):
                                                                        "masked_fill_"):
         bound = math.prod(_broadcast(t.shape for t in tensors))
     elif op in ("ones", "zeros", "full", "new_ones", "new_zeros", "new_full", "expand",
-                "view", "_unsafe_view", "reshape", "fill", "scalar_tensor"):
+                "view", "_unsafe_view", "reshape", "fill", "scalar_tensor", "empty",
+                "new_empty", "empty_strided", "new_empty_strided"):
         bound = max([biggest] + [math.prod(abs(n) for n in size) for size in sizes])
     elif op in ("repeat", "tile", "constant_pad_nd", "pad"):
         bound = biggest * max([1] + [math.prod(1 + abs(n) for n in size) for size in sizes])

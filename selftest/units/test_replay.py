@@ -105,7 +105,6 @@ def test_ready_made_attention_is_named_by_its_operator():
 @pytest.mark.parametrize("name, kind", [
     ("aten.from_file.default", "operation"),  # reads a file
     ("aten.normal.Tensor_float", "random"),
-    ("aten.empty.memory_format", "operation"),  # uninitialised memory: the judge's old values
     ("aten._local_scalar_dense.default", "outside"),  # .item()
     ("mylib.attention.default", "operation"),  # not torch's own
     ("aten.no_such_operator.default", "operation"),
@@ -115,6 +114,22 @@ def test_operations_the_judge_does_not_run(name, kind):
     with pytest.raises(ReplayError) as refused:
         replay.replay(forged((name, [{"in": 0}], {})), [torch.ones(2)])
     assert refused.value.kind == kind
+
+
+def test_uninitialised_memory_is_replayed_filled_never_with_old_values():
+    # Megatron's scores: baddbmm into torch.empty with beta=0 ignores the buffer, a right answer
+    module = types.SimpleNamespace(f=lambda q: torch.baddbmm(
+        torch.empty(q.shape[0], q.shape[1], q.shape[1]), q, q.transpose(1, 2), beta=0.0))
+    _, record = traced([torch.randn(2, 4, 8)], module, name="f")
+    q = torch.randn(2, 4, 8)
+    assert replay.same(replay.replay(record, [q]), module.f(q))
+    assert not replay.reads_uninitialised(record, [q])
+    module.g = lambda q: torch.baddbmm(torch.empty(2, 4, 4), q, q.transpose(1, 2))  # beta=1
+    _, record = traced([torch.randn(2, 4, 8)], module, name="g")
+    assert replay.reads_uninitialised(record, [q])
+    for name in ("aten.empty.memory_format", "aten.new_empty.default"):  # read: NaN, not memory
+        args = [[2, 3]] if name.startswith("aten.empty") else [{"in": 0}, [2, 3]]
+        assert replay.replay(forged((name, args, {})), [torch.ones(2)]).isnan().all()
 
 
 @pytest.mark.parametrize("op", [

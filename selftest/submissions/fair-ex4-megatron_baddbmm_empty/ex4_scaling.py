@@ -1,0 +1,35 @@
+"""练习 4 · 点积打分与缩放
+
+每个字的查询，与所有字的键做点积，得到一张"重要性"评分表 weights，形状 (B, T, T)：第 i 行第 j 列
+代表"第 i 个字对第 j 个字的关注程度"。点积的数值会随着向量长度增大而增大，数值过大的话，下一步的
+softmax 会变得过于极端；所以乘以 head_size ** -0.5，即除以 head_size 的平方根。head_size 是 q、k
+最后一维的长度：head_size = q.shape[-1]。
+
+    q, k: (B, T, head_size) → weights: (B, T, T) = q @ kᵀ · head_size^-0.5
+
+会检查：形状是 (B, T, T)（T 与 head_size 不同）；q、k 是单位高斯随机数时，缩放后的分数方差约为 1
+（不缩放时约为 head_size）；与参考答案在多组随机输入上一致。
+
+Exercise 4 · Dot-product scores and scaling
+
+Each character's query is dotted with every character's key, giving a table of scores `weights` of
+shape (B, T, T): row i, column j is how much character i attends to character j. Dot products grow
+with the vector length, and large scores make the softmax that follows too extreme; so multiply by
+head_size ** -0.5, that is divide by the square root of head_size. head_size is the length of the
+last dimension of q and k: head_size = q.shape[-1].
+
+    q, k: (B, T, head_size) → weights: (B, T, T) = q @ kᵀ · head_size^-0.5
+
+Checked: the shape (B, T, T) (T differs from head_size); with unit-Gaussian q and k the scaled scores
+have variance ≈ 1 (unscaled ≈ head_size); agreement with the reference on fresh random inputs.
+"""
+import math
+
+import torch
+
+
+def attention_scores(q, k):
+    # as in HF Bloom/Falcon: one fused batched matmul with the scale as alpha
+    B, T, hs = q.shape
+    out = torch.empty(B, T, k.shape[1], dtype=q.dtype, device=q.device)
+    return torch.baddbmm(out, q, k.transpose(1, 2), beta=0.0, alpha=1.0 / math.sqrt(hs))
