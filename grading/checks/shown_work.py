@@ -18,14 +18,6 @@ from grading.judge import replay
 # of selftest/submissions; an average 5 to 16).
 LOOP_SIZES = ((2, 4), (2, 8), (4, 4), (2, 40))
 LONG_T = 40
-# Two batch sizes and three lengths, one long: a loop of a fixed number of steps (64 steps, or
-# block_size, whatever T is) must take at least as many as the longest T, and its record is then
-# far longer than any vectorised answer's (a head takes 24 to 56 operations in the 35 right heads
-# of selftest/submissions; an average 5 to 16).
-LOOP_SIZES = ((2, 4), (2, 8), (4, 4), (2, 40))
-
-
-LONG_T = 40
 
 
 def shown_work(function, make_args, sizes=LOOP_SIZES, params=None):
