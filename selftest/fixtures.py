@@ -710,12 +710,6 @@ MISTAKES = [
              '    weights = scores + bias'),
             "an additive mask made as an integer tensor: −∞ cannot be filled into it",
             diagnosis="ex5.inf_into_integers"),
-    Mistake("baddbmm_reads_empty", "ex4_scaling",
-            "weights = q @ k.transpose(-2, -1)  #",
-            "weights = torch.baddbmm(torch.empty(q.shape[0], q.shape[1], k.shape[1]), q, "
-            "k.transpose(-2, -1))  #",
-            "Megatron's baddbmm copied without beta=0.0: torch.empty's leftover memory is added",
-            diagnosis=None),
     Mistake("mask_not_assigned", "ex6_head",
             'weights = weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
             'weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))',
