@@ -299,8 +299,11 @@ def _interpreter_state():
     import torch.nn as nn
     import torch.nn.functional as F
     worker = sys.modules[__name__]  # this file, run as __main__: its functions and classes too
-    own = [worker, *(v for v in vars(worker).values() if isinstance(v, type)),
-           *(m for n, m in sys.modules.items() if n.startswith("grading."))]
+    grading = [worker, *(m for n, m in sys.modules.items() if n.startswith("grading."))]
+    # the grader's modules and their classes (worker.executor.Executor, whose methods answer
+    # the judge: an exercise that patches one would answer for the next)
+    own = [*grading, *(v for m in grading for v in vars(m).values()
+                       if isinstance(v, type) and v.__module__ in (m.__name__, "__main__"))]
     namespaces = [builtins, math, torch, nn, F, nn.init, torch.linalg, torch.autograd, sys, os,
                   torch.Tensor, torch._C.TensorBase, nn.Module, nn.Linear, nn.Embedding,
                   nn.Parameter, torch.autograd.Function, *own]

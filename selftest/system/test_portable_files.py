@@ -137,6 +137,23 @@ def test_the_reuse_check_compares_what_decides_imports_item_by_item():
         "undone": "True"}, done.stdout
 
 
+def test_the_reuse_check_sees_the_graders_own_classes_patched():
+    """An exercise that patches a method of the worker's own classes (Executor.run answers the
+    judge) changes the interpreter's state: the portable worker is not lent to the next one."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import grading.worker.main as worker
+        from grading.worker import executor
+        before = worker._interpreter_state()
+        run = executor.Executor.run
+        executor.Executor.run = lambda self, request: run(self, request)
+        print("patched", worker._interpreter_state() != before)
+        executor.Executor.run = run
+        print("undone", worker._interpreter_state() == before)
+    """)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["patched", "True", "undone", "True"], done.stdout
+
+
 @pytest.mark.timeout(120)
 def test_a_finder_left_by_one_exercise_does_not_decide_the_next(tmp_path):
     materialise_files(SUBMISSIONS / "attack-ex5-portable_meta_path", tmp_path / "attacker")
