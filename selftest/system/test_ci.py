@@ -40,7 +40,7 @@ def test_grading_step_under_attack_summary_annotations_and_pass_mark():
     time.sleep(2)  # the detached rewriter would have struck by now
     results = (copy / "results.json").read_text()
     data = json.loads(results)
-    assert data["score"] == 60 and "forged" not in results
+    assert data["score"] == left and "forged" not in results
     assert not [s for s in strings(data) if controls(s)]
     assert not processes_mentioning(str(copy))
 

@@ -26,10 +26,10 @@ def test_untouched_stubs_report_zero_and_point_to_ex1():
 def test_chinese_report_results_json_and_a_pass_mark():
     done = early_run("zh")  # mistake ex5 mask_with_zero, exercise 5, --pass-mark 5, in Chinese
     results = json.loads((early_folder() / "zh.json").read_text())
-    assert 5 <= results["score"] < 20
+    assert 5 <= results["score"] < course.BY_NAME["ex5_causal_mask"].points
     assert done.returncode == 0, done.stdout + done.stderr  # below full marks, above the mark
-    assert f"总分 {results['score']:g}/20" in done.stdout and "可能的原因" in done.stdout
-    assert results["execution_time"] > 0 and sum(t["max_score"] for t in results["tests"]) == 20
+    assert f"总分 {results['score']:g}/{course.BY_NAME["ex5_causal_mask"].points}" in done.stdout and "可能的原因" in done.stdout
+    assert results["execution_time"] > 0 and sum(t["max_score"] for t in results["tests"]) == course.BY_NAME["ex5_causal_mask"].points
     assert results["tests"] and all(t["name"].startswith("ex5_causal_mask · ")
                                     for t in results["tests"])
     assert all({"name", "number", "score", "max_score", "status", "output", "visibility"} <= set(t)

@@ -226,14 +226,15 @@ def test_a_check_that_errs_costs_that_check_not_the_submission(tmp_path, monkeyp
              for name in EXERCISES]
 
     def fake_grade(folder, path, lang, environ):
-        path.write_text(json.dumps({"score": 25, "output": "25/30", "tests": tests}))
+        path.write_text(json.dumps({"score": 5 * (len(EXERCISES) - 1),
+                                    "output": "(the judge's report)", "tests": tests}))
         return 2, "", "a test erred"
 
     monkeypatch.setattr(gradescope, "grade", fake_grade)
     assert gradescope.run(tmp_path, {"GRADER_LANG": "en"}) == 0
     data = json.loads(results.read_text(encoding="utf-8"))
     shown = [{k: v for k, v in test.items() if k != "visibility"} for test in data["tests"]]
-    assert data["score"] == 25 and shown == tests  # (each visible or sealed, as the bundle says)
+    assert data["score"] == 5 * (len(EXERCISES) - 1) and shown == tests  # (each visible or sealed, as the bundle says)
     assert "an error in the grader itself" in data["output"]
     assert f"{LAST} · a check" in data["output"] and "contact" not in data["output"]
 

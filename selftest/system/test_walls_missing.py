@@ -79,7 +79,7 @@ def test_json_refuses_unless_portable_is_chosen(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"Isolation: {PORTABLE}" in done.stdout
     results = json.loads(out.read_text())
-    assert results["score"] == 10 and results["extra_data"]["isolation"].startswith(PORTABLE)
+    assert results["score"] == course.BY_NAME["ex1_embedding"].points and results["extra_data"]["isolation"].startswith(PORTABLE)
 
 
 def test_batch_refuses_unless_portable_is_chosen(tmp_path):
@@ -91,7 +91,7 @@ def test_batch_refuses_unless_portable_is_chosen(tmp_path):
                   "1", "--lang", "en", backend="portable")
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads((tmp_path / "b.json").read_text())["submissions"]["right"]
-    assert record["total"] == 10 and record["isolation"].startswith(PORTABLE)
+    assert record["total"] == course.BY_NAME["ex1_embedding"].points and record["isolation"].startswith(PORTABLE)
 
 
 def test_the_ci_grading_step_refuses_unless_portable_is_chosen(tmp_path):
