@@ -28,7 +28,7 @@ def test_chinese_report_results_json_and_a_pass_mark():
     results = json.loads((early_folder() / "zh.json").read_text())
     assert 5 <= results["score"] < course.BY_NAME["ex5_causal_mask"].points
     assert done.returncode == 0, done.stdout + done.stderr  # below full marks, above the mark
-    assert f"总分 {results['score']:g}/{course.BY_NAME["ex5_causal_mask"].points}" in done.stdout and "可能的原因" in done.stdout
+    assert f"总分 {results['score']:g}/{course.BY_NAME['ex5_causal_mask'].points}" in done.stdout and "可能的原因" in done.stdout
     assert results["execution_time"] > 0 and sum(t["max_score"] for t in results["tests"]) == course.BY_NAME["ex5_causal_mask"].points
     assert results["tests"] and all(t["name"].startswith("ex5_causal_mask · ")
                                     for t in results["tests"])
