@@ -99,8 +99,10 @@ def _filled(overload, fill):
     bool), never what the memory held before; fill=0: zeros (to see whether a result reads it)."""
     def allocate(*args, **kwargs):
         made = overload(*args, **kwargs)
-        if fill == 0 or made.dtype == torch.bool:
-            return made.fill_(fill == 0 and 0 or True)
+        if fill == 0:
+            return made.zero_()
+        if made.dtype == torch.bool:
+            return made.fill_(True)
         return made.fill_(float("nan") if made.is_floating_point() or made.is_complex()
                           else torch.iinfo(made.dtype).max)
     return allocate

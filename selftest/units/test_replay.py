@@ -132,6 +132,7 @@ def test_uninitialised_memory_is_replayed_filled_never_with_old_values():
     for name in ("aten.empty.memory_format", "aten.new_empty.default"):  # read: NaN, not memory
         args = [[2, 3]] if name.startswith("aten.empty") else [{"in": 0}, [2, 3]]
         assert replay.replay(forged((name, args, {})), [torch.ones(2)]).isnan().all()
+        assert (replay.replay(forged((name, args, {})), [torch.ones(2)], fill=0) == 0).all()
 
 
 @pytest.mark.parametrize("op", [
