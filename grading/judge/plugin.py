@@ -55,6 +55,11 @@ def seed_for(base_seed, nodeid, index):
     return int.from_bytes(digest[:6], "big")
 
 
+def docstring_lines(item):
+    """A test's docstring, line by line: its name in English, then in Chinese."""
+    return [line.strip() for line in (item.obj.__doc__ or "").strip().splitlines()]
+
+
 def exercise_of(item):
     return Path(item.path).stem.removeprefix("test_")
 
@@ -94,7 +99,7 @@ class GradingPlugin:
             counters[exercise] = counters.get(exercise, 0) + 1
             points[exercise] = points.get(exercise, 0) + mark.kwargs["points"]
             self.test_modules[exercise] = item.module
-            lines = [line.strip() for line in (item.obj.__doc__ or "").strip().splitlines()]
+            lines = docstring_lines(item)
             item.stash[_RESULT] = TestResult(
                 exercise=exercise, number=counters[exercise], name=Bi(lines[1], lines[0]),
                 nodeid=item.nodeid,
@@ -127,7 +132,7 @@ class GradingPlugin:
             if name not in earlier:
                 return (f"after={name!r} names no test written before it in its file: a test "
                         "counts only after tests that have already run")
-        lines = [line.strip() for line in (item.obj.__doc__ or "").strip().splitlines()]
+        lines = docstring_lines(item)
         if len(lines) < 2 or not lines[0] or not lines[1]:
             return "its docstring needs two lines, the check's name in English and then in Chinese"
         if ("compare" in item.fixturenames) != (kind == "hidden"):
