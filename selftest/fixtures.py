@@ -766,6 +766,18 @@ SHARED_TWINS = {
     "attack-ex2-loop_numpy_apply_along_axis": "twin-ex2-loop_numpy",
     "attack-ex6-sdpa_vars_F": "twin-ex6-sdpa_reversed_name",  # sdpa named plainly: 24/25
     "attack-ex6-stateful_prefix_memory": "twin-ex6-no_mask",
+    # Issue 23: code that behaves only on the first call of a size; a custom backward, and a
+    # forward and a gradient of two computations; the judge's replay made costly.
+    "attack-ex6-first_call_loop": "twin-ex6-loop",
+    "attack-ex6-mask_hidden_dispatch": "twin-ex6-mask_loop",  # a loop hidden from the record
+    "attack-ex2-weights_hidden_dispatch": "twin-ex2-weights_loop",
+    "attack-ex6-first_call_sdpa": "twin-ex6-sdpa_reversed_name",
+    **dict.fromkeys(["attack-ex6-loop_fixed_48", "attack-ex6-loop_fixed_long"],
+                    "twin-ex6-loop_block_size"),
+    **dict.fromkeys(["attack-ex6-custom_backward", "attack-ex6-straight_through"],
+                    "twin-ex6-no_mask"),
+    **dict.fromkeys(["attack-ex6-judge_cost_polynomial", "attack-ex6-judge_memory_index"],
+                    "twin-ex6-by_hand"),
 }
 
 

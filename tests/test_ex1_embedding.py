@@ -3,6 +3,7 @@ import torch
 
 from grading.checks.expect import expect_close, expect_tensor, fail
 from grading.checks.scenario import SHAPES, hidden, public, raises, randn, set_embedding, trainable_shapes
+from grading.checks.shown_work import vjp
 from grading.diagnosis.causes import Diagnosis, close, finite
 from grading.i18n import Bi
 
@@ -42,14 +43,16 @@ def draw_learning(gen, vocab_size, n_embd):
     return inputs
 
 
-def learning(ex, gen, vocab_size, n_embd):
-    """The gradient of Σ grad_output · forward(idx) for the table, or None when it has none."""
+def learning(ex, gen, vocab_size, n_embd, verified=True):
+    """The gradient of Σ grad_output · forward(idx) for the table, or None when it has none.
+    verified=False: the worker's own, for a diagnosis (see grading.checks.shown_work.vjp)."""
     m = ex.TokenEmbedding(vocab_size, n_embd)
     inputs = draw_learning(gen, vocab_size, n_embd)
     set_embedding(m, inputs["table"])
     m.eval()
-    reply = m.vjp([inputs["idx"]], wrt=[], grad_output=inputs["grad_output"],
-                  parameters=["token_embedding_table.weight"])
+    reply = vjp(m, [inputs["idx"]], wrt=[], grad_output=inputs["grad_output"],
+                parameters=["token_embedding_table.weight"], what="TokenEmbedding.forward",
+                verified=verified)
     grads = reply.get("parameter_grads") if isinstance(reply, dict) else None
     return grads.get("token_embedding_table.weight") if isinstance(grads, dict) else None
 
@@ -329,7 +332,8 @@ def learning_diagnosis(probe, shape):
                          "nn.Embedding.from_pretrained freezes its table by default "
                          "(freeze=True): pass freeze=False, or build nn.Embedding(vocab_size, "
                          "n_embd) as the lesson does, whose table trains by default")
-    grad = finite(probe.submission(learning, vocab_size=vocab_size, n_embd=n_embd),
+    grad = finite(probe.submission(learning, vocab_size=vocab_size, n_embd=n_embd,
+                                   verified=False),
                   (vocab_size, n_embd))
     if grad is None:
         return None

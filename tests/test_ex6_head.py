@@ -23,6 +23,7 @@ from grading.checks.shown_work import (
     expect_no_loop,
     loops,
     shown_work,
+    vjp,
 )
 from grading.diagnosis.causes import (
     Diagnosis,
@@ -94,8 +95,8 @@ def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_s
     for idx with token t itself changed (each t), and for idx once more (is forward repeatable?).
     2T+2 tensors of (B, T, head_size)."""
     inputs = draw(gen, B, T, n_embd, head_size)
-    head = Consistent(build(ex, inputs, n_embd, head_size, block_size), "Head.forward",
-                      weights_of(inputs))  # one pure function
+    head = Consistent(build(ex, inputs, n_embd, head_size, block_size),
+                      "Head.forward")  # one pure function
     embedding = nn.Embedding(vocab_size, n_embd)
     with torch.no_grad():
         embedding.weight.copy_(randn(gen, vocab_size, n_embd))
@@ -120,17 +121,19 @@ def gradients(ex, gen, T, n_embd, head_size, block_size):
     inputs = draw(gen, 1, T, n_embd, head_size)
     head = build(ex, inputs, n_embd, head_size, block_size)
     future = (torch.arange(T)[None, :] > torch.arange(T)[:, None])[:, :, None]  # (T, T, 1)
-    head = Consistent(head, "Head.forward", weights_of(inputs))  # one pure function
+    head = Consistent(head, "Head.forward")  # one pure function
     return row_gradients(head, inputs["x"].expand(T, T, n_embd).clone(),
                          future.expand(T, T, n_embd), gen)
 
 
-def learning(ex, gen, B, T, n_embd, head_size, block_size):
-    """What training would use: the gradients of a random loss for x and for the three weights."""
+def learning(ex, gen, B, T, n_embd, head_size, block_size, verified=True):
+    """What training would use: the gradients of a random loss for x and for the three weights.
+    verified=False: the worker's own, for a diagnosis (see grading.checks.shown_work.vjp)."""
     inputs = draw(gen, B, T, n_embd, head_size)
     head = build(ex, inputs, n_embd, head_size, block_size)
-    reply = head.vjp([inputs["x"]], wrt=[0], grad_output=randn(gen, B, T, head_size),
-                     parameters=[f"{name}.weight" for name in WEIGHTS])
+    reply = vjp(head, [inputs["x"]], wrt=[0], grad_output=randn(gen, B, T, head_size),
+                parameters=[f"{name}.weight" for name in WEIGHTS], what="Head.forward",
+                verified=verified)
     if not isinstance(reply, dict):
         return {}
     grads = reply.get("parameter_grads") if isinstance(reply.get("parameter_grads"), dict) else {}
@@ -151,15 +154,9 @@ def calls(ex, gen, n_embd, head_size, block_size):
     for blocks in (block_size, block_size - 7):
         inputs = draw(gen, 1, 1, n_embd, head_size)
         head = build(ex, inputs, n_embd, head_size, blocks)
-        work = shown_work(head, lambda B, T: (randn(gen, B, T, n_embd),),
-                          params=weights_of(inputs))
+        work = shown_work(head, lambda B, T: (randn(gen, B, T, n_embd),))
         shown.update({f"{size}, block_size={blocks}": w for size, w in work.items()})
     return shown
-
-
-def weights_of(inputs):
-    """{"query.weight": tensor, …}: the weights the judge set, by their attribute paths."""
-    return {f"{name}.weight": inputs[name] for name in WEIGHTS}
 
 
 def sizes(shape):
@@ -550,7 +547,7 @@ def diagnose(probe):
                          "trained")
     if right and changed_everywhere(probe, inputs_after, [sizes(s) for s in SHAPES], ("x",)):
         return modifies_input_diagnosis("ex6", "Head.forward", ["x"], "x = x + …")
-    grads = probe.submission(learning, **sizes(shape))
+    grads = probe.submission(learning, verified=False, **sizes(shape))
     cut = [what for what, grad in grads.items() if what != "x" and grad is None]
     if cut and not right:
         first, again = probe.submission(twice, **sizes(shape))

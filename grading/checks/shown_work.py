@@ -1,9 +1,14 @@
 """Shown work: how a call computes, verified by replaying its record here (grading.judge.replay).
 
-The worker records the aten operations of one call; the judge replays the record on inputs the
-worker had not seen, with its own weights, and requires the learner's values. A verified record
-*is* the computation: checks for a loop (its length grows with T) or for PyTorch's ready-made
-attention read it, and Consistent makes checks that combine many calls check one pure function.
+Every call a worker answers comes with its record: the aten operations it ran, as data. A check
+that needs to know *how* the code computes verifies every call it makes: the record must be
+complete (every tensor in it an input, a result of its operations, one of the object's own tensors,
+or a number), replay here to exactly what the call returned, and be the same program as every
+other call of the check with arguments of the same sizes. So code that behaves only on the first
+call, or only while its operations are recorded, gains nothing; and a verified record *is* the
+computation: checks for a loop (its length grows with T, or it is long at a T no fixed loop
+covers), for PyTorch's ready-made attention, and for gradients (autograd over the replayed record,
+here) read it. Consistent makes checks that combine many calls check one pure function.
 """
 import torch
 
@@ -12,27 +17,20 @@ from grading.errors import CheckFailed, ReplayError
 from grading.i18n import Bi
 from grading.judge import replay
 
-# Two batch sizes and three lengths, one long: a loop of a fixed number of steps (64 steps, or
-# block_size, whatever T is) must take at least as many as the longest T, and its record is then
-# far longer than any vectorised answer's (a head takes 24 to 56 operations in the 35 right heads
-# of selftest/submissions; an average 5 to 16).
-LOOP_SIZES = ((2, 4), (2, 8), (4, 4), (2, 40))
-LONG_T = 40
+# Two batch sizes and three lengths, one long: a loop of a fixed number of steps must take at
+# least LONG_T steps to be right at T = LONG_T (the hidden comparisons grade that length too), so
+# its record holds at least LONG_T operations, where a vectorised answer needs a few dozen (a head
+# takes 24 to 56 in the right heads of selftest/submissions; an average 5 to 16).
+LONG_T = 128
+LOOP_SIZES = ((2, 4), (2, 8), (4, 4), (2, LONG_T))
+MOST_OPS = LONG_T * 3 // 4  # more operations than this in one call: a loop
 
 
-def shown_work(function, make_args, sizes=LOOP_SIZES, params=None):
-    """Scenario side. At each (B, T) of sizes: the record of one call of function (a function of
-    the learner's, or an object of theirs) on make_args(B, T), then its output for fresh arguments
-    drawn after the record came back. `params`: {attribute path: tensor} of the object's tensors
-    the judge set ("query.weight"), in the order it set them, replayed as the judge's own.
-    {"B=2, T=4": {"record", "args", "output", "params"}, …}"""
-    shown = {}
-    for B, T in sizes:
-        record = function.trace(*make_args(B, T), params=list(params or {}))
-        args = make_args(B, T)
-        shown[f"B={B}, T={T}"] = {"record": record, "args": args, "output": function(*args),
-                                  "params": params or {}}
-    return shown
+def shown_work(function, make_args, sizes=LOOP_SIZES):
+    """Scenario side. At each (B, T) of sizes, two calls of function (a function of the learner's,
+    or an object of theirs) on make_args(B, T), each drawn fresh. {"B=2, T=4": [Call, Call], …}"""
+    return {f"B={B}, T={T}": [function.shown(*make_args(B, T))[1] for _ in range(2)]
+            for B, T in sizes}
 
 
 def unverified(error, what):
@@ -40,6 +38,27 @@ def unverified(error, what):
     name = error.name
     if error.kind == "random":
         return not_repeatable_text(what)
+    if error.kind == "made_outside":
+        return Bi(f"{what} 用到了一个形状为 {name} 的张量，它不是这次调用里任何一个 torch 运算算出来的：是在 torch 之外做的"
+                  "（Python 循环或列表、numpy、torch.tensor(…) 装进的 Python 数），或者是上一次调用留下的。"
+                  "评分器只能验证在这次调用的输入、对象自己的参数和 register_buffer 存下的张量上做的 torch 运算："
+                  "请用 torch 运算来算它，或者在 __init__ 里用 register_buffer 把它存进对象",
+                  f"{what} uses a tensor of shape {name} that no torch operation of this call "
+                  "made: it was made outside torch (a Python loop or list, numpy, Python numbers "
+                  "put into torch.tensor(…)), or kept from an earlier call. The grader can only "
+                  "verify torch operations on the call's inputs and on the object's own "
+                  "parameters and buffers: compute it with torch operations, or keep it in the "
+                  "object with register_buffer in __init__")
+    if error.kind == "autograd":
+        return Bi(f"autograd 没法通过 {what} 算出梯度：是不是对 autograd 还要用到的张量做了原地修改"
+                  "（masked_fill_、+= 之类）？请改用不带下划线的版本，得到一个新张量",
+                  f"autograd cannot compute the gradient through {what} ({error}): an in-place "
+                  "change (masked_fill_, += and the like) to a tensor autograd still needs? Use "
+                  "the version without the underscore, which makes a new tensor")
+    if error.kind == "costly":
+        return Bi(f"{what} 记录下的 torch 运算要评分器算太久才能验证（参考答案只要几毫秒）",
+                  f"the torch operations {what} recorded take the grader too long to verify "
+                  "(the solution's take milliseconds)")
     if error.kind == "outside":
         return Bi(f"{what} 把张量里的数取到了 Python 里（{name}：.item()、.tolist()、float(…) 之类）。评分器只能验证"
                   "在张量上做的 torch 运算：请让每一步都留在 torch 里",
@@ -58,22 +77,63 @@ def unverified(error, what):
         return Bi(f"{what} 一次调用里的 torch 运算太多、或者张量比输入大得太多{op_zh}：是不是对位置写了 Python 循环？",
                   f"{what} makes too many torch operations in one call, or tensors far larger "
                   f"than its inputs ({error}): a Python loop over positions?")
-    return Bi(f"{what} 报告的 torch 运算在新的输入上跑不通{op_zh}",
-              f"the torch operations {what} reports do not run on new inputs ({error})")
+    return Bi(f"{what} 记录下的 torch 运算在评分器里重放不出来{op_zh}",
+              f"the torch operations {what} recorded do not replay ({error})")
+
+
+def verify(call, what):
+    """Judge side: the call's record is complete, replays here to what the call returned, and the
+    object's tensors are as its first call showed them; CheckFailed otherwise. `call`: a Call
+    (grading.judge.remote), or None for the solution's calls, which need no verifying."""
+    if call is None:
+        return
+    try:
+        replay.check(call.record)
+    except ReplayError as error:
+        raise CheckFailed(unverified(error, what)) from None
+    missing = sorted(set(p for p in replay.references(call.record, "param") if type(p) is str)
+                     - set(call.tensors))
+    if call.changed or missing:
+        kept(what, call.changed or missing[0])
+    expect_replays_to(call.record, call.args, call.tensors, call.output, what, call.budget)
+
+
+def expect_same_program(calls, what):
+    """Calls with arguments of the same sizes (on the same object) computed the same way."""
+    programs = {}
+    for call in calls:
+        if call is not None and programs.setdefault(call.key, replay.program(call.record)) \
+                != replay.program(call.record):
+            fail(f"{what} 对同样大小的输入，这一次调用和前一次做的 torch 运算不一样：评分器会验证每一次调用，"
+                 "代码每次都要用同样的方法计算",
+                 f"{what} ran other torch operations in this call than in an earlier one with "
+                 "inputs of the same sizes: the grader verifies every call, and the code must "
+                 "compute the same way each time")
+
+
+def kept(what, path):
+    fail(f"{what} 用到的 self.{path} 和对象第一次被调用之前的不一样（或者那时还没有它）：{what} 在两次调用之间记住了什么。"
+         "每一次调用只能用它自己的输入和对象建好时的参数与 register_buffer 存下的张量",
+         f"{what} uses self.{path}, which is not as it was before the object's first call (or "
+         f"did not exist then): {what} keeps something from one call to the next. Each call may "
+         "use only its own inputs and the parameters and buffers the object was built with")
 
 
 def verified(shown, what):
-    """Judge side: each record, replayed here on the fresh arguments, gives what the learner's
-    code returned for them. Returns {size: the number of operations}; CheckFailed otherwise."""
-    for work in shown.values():
-        expect_replays_to(work["record"], work["args"], work["params"], work["output"], what)
-    return {size: replay.length(work["record"]) for size, work in shown.items()}
+    """Judge side: every call of shown_work verifies, and the calls at each size are one program.
+    Returns {size: the number of operations of a call}; CheckFailed otherwise."""
+    for calls in shown.values():
+        for call in calls:
+            verify(call, what)
+        expect_same_program(calls, what)
+    return {size: max(replay.length(c.record) if c is not None else 0 for c in calls)
+            for size, calls in shown.items()}
 
 
-def expect_replays_to(record, args, params, output, what):
-    """The record, replayed here on args (with the judge's params), gives output."""
+def expect_replays_to(record, args, params, output, what, budget=None):
+    """The record, replayed here on args (with the object's tensors `params`), gives output."""
     try:
-        replayed = replay.replay(record, list(args), params)
+        replayed = replay.replay(record, list(args), params, budget=budget)
     except ReplayError as error:
         raise CheckFailed(unverified(error, what)) from None
     if not replay.same(replayed, output):
@@ -87,16 +147,16 @@ def expect_replays_to(record, args, params, output, what):
 
 
 def outside(what):
-    fail(f"对新的输入，{what} 返回的值和它自己记录下的 torch 运算算出的不一样：有一部分计算不在 torch 里"
+    fail(f"{what} 返回的值和它自己记录下的 torch 运算算出的不一样：有一部分计算不在 torch 里"
          f"（numpy、从张量里取出来的 Python 数），或者 {what} 在两次调用之间记住了什么。"
          "评分器只能验证在这次调用的输入上做的 torch 运算",
-         f"for new inputs, {what} returned other values than its own recorded torch "
-         "operations compute: part of the work happens outside torch (numpy, Python numbers "
-         f"taken out of tensors), or {what} keeps something from one call to the next. The "
-         "grader can only verify torch operations on the call's own inputs")
+         f"{what} returned other values than its own recorded torch operations compute: "
+         "part of the work happens outside torch (numpy, Python numbers taken out of "
+         f"tensors), or {what} keeps something from one call to the next. The grader can only "
+         "verify torch operations on the call's own inputs")
 
 
-def loops(shown, most=150):
+def loops(shown, most=MOST_OPS):
     """For diagnoses: True when every record verifies and their lengths differ (a loop)."""
     try:
         lengths = verified(shown, "")
@@ -105,10 +165,10 @@ def loops(shown, most=150):
     return len(set(lengths.values())) > 1 or max(lengths.values()) > most
 
 
-def expect_no_loop(shown, what, where=None, most=150):
+def expect_no_loop(shown, what, where=None, most=MOST_OPS):
     """Vectorised ("直接用循环…效率较低"): the verified record of a call does not grow with T or
-    B, and holds at most `most` operations (a loop of a fixed number of steps, as many as the
-    longest T or more, holds several times that). `where()` may point to the line of a loop in
+    B, and holds at most `most` operations (a loop of a fixed number of steps that is right at
+    T = LONG_T takes at least LONG_T steps, more than `most`). `where()` may point to the line of a loop in
     the learner's source: only to say where, once the record has shown one; reading the source
     never costs a point."""
     lengths = verified(shown, what)
@@ -139,7 +199,8 @@ def expect_no_loop(shown, what, where=None, most=150):
 def ready_made(shown):
     """PyTorch's ready-made attention among the operations the records show, by their names,
     each with the public function a learner calls to reach it (never a name the learner gave)."""
-    used = set().union(*(replay.attention_used(w["record"]) for w in shown.values()))
+    used = set().union(*(replay.attention_used(call.record) for calls in shown.values()
+                         for call in calls if call is not None))
     return sorted({next((public for word, public in _PUBLIC.items() if word in name), name)
                    for name in used})
 
@@ -166,40 +227,66 @@ def expect_built_yourself(shown, what):
 
 class Consistent:
     """Scenario side: a function of the learner's (or an object of theirs) for checks that combine
-    many calls (causality at every t, derivatives, the first position). Its first call is
-    recorded; every call's output must then be what that record computes for the call's own
-    inputs, so state kept from one call to the next, or work outside torch, cannot make the
-    calls agree with each other: the property is checked on one pure function. `params` as
-    for shown_work, in the order the judge set them."""
+    many calls (causality at every t, derivatives, the first position). Every call is verified
+    (see verify), and the calls with arguments of the same sizes must be one program, so state
+    kept from one call to the next, work outside torch, or code that changes what it does from
+    call to call cannot make the calls agree with each other: the property is checked on one
+    pure function."""
 
-    def __init__(self, function, what, params=None):
-        self.function, self.what, self.params = function, what, params or {}
-        self.records = {}  # the arguments' shapes -> the record of the first call with them
+    def __init__(self, function, what):
+        self.function, self.what = function, what
+        self.calls = []  # the first call with each key
 
-    def _recorded(self, args):
-        """The record of the first call with these arguments' shapes (a record holds the sizes
-        of its call), made before that call runs."""
-        key = shapes_of(args)
-        if key not in self.records:
-            self.records[key] = self.function.trace(*args, params=list(self.params))
-        return self.records[key]
+    def check(self, call):
+        verify(call, self.what)
+        first = next((c for c in self.calls if c.key == call.key), None)
+        if first is None:
+            self.calls.append(call)  # the first call of its sizes: the program the rest must be
+        else:
+            expect_same_program([first, call], self.what)
 
     def __call__(self, *args):
         if self.function.trusted:  # the solution's
             return self.function(*args)
-        record = self._recorded(args)
-        output = self.function(*args)
-        expect_replays_to(record, args, self.params, output, self.what)
+        output, call = self.function.shown(*args)
+        self.check(call)
         return output
 
     def vjp(self, args, **kwargs):
-        if self.function.trusted:
-            return self.function.vjp(args, **kwargs)
-        record = self._recorded(args)
-        reply = self.function.vjp(args, **kwargs)
-        if isinstance(reply, dict):
-            expect_replays_to(record, args, self.params, reply.get("output"), self.what)
-        return reply
+        return vjp(self.function, args, what=self.what, check=None if self.function.trusted
+                   else self.check, **kwargs)
+
+
+def vjp(function, args, wrt, grad_output, parameters=(), what="forward", check=None,
+        verified=True):
+    """The gradients a call sends back, computed here: {"output", "input_grads",
+    "parameter_grads"} as the solution's (grading.worker.executor.Executor.vjp), for `wrt` (the
+    arguments' positions) and `parameters` (attribute paths of the object's weights the judge
+    set, "query.weight"). For the learner's code, the call runs in the worker with autograd on;
+    its record is verified (`check`, else verify) and autograd runs here, over the replayed
+    record: the gradients a worker could report are never read. A record whose gradients
+    disagree with how its own output changes (a custom backward, a detached shortcut) fails.
+    verified=False, for a diagnosis only (which never costs a point): the worker's own report,
+    so that code whose record cannot be verified can still be explained."""
+    if function.trusted or not verified:
+        return function.vjp(args, wrt=wrt, grad_output=grad_output, parameters=parameters,
+                            unverified=not verified)
+    output, call = function.shown(*args, grad=wrt)
+    (check or (lambda c: verify(c, what)))(call)
+    try:
+        grads = replay.gradients(call, wrt, grad_output, parameters)
+    except ReplayError as error:
+        raise CheckFailed(unverified(error, what)) from None
+    if grads is None:
+        return {"output": output, "input_grads": None, "parameter_grads": None}
+    input_grads, parameter_grads, agrees = grads
+    if not agrees:
+        fail(f"autograd 通过 {what} 算出的梯度，和它的输出实际怎样随输入变化对不上：一部分计算被切断在 autograd 之外"
+             "（.detach()、.data、torch.no_grad()，或者自己写的 backward）",
+             f"the gradient autograd computes through {what} disagrees with how its output "
+             "really changes: part of the computation is cut off from autograd (.detach(), "
+             ".data, torch.no_grad(), or a backward of one's own)")
+    return {"output": output, "input_grads": input_grads, "parameter_grads": parameter_grads}
 
 
 def shapes_of(args):

@@ -5,6 +5,10 @@ the submission, through a WorkerChannel (every call goes to the worker), and on 
 through a LocalChannel (the same requests, answered in the judge's own process). Only primitive
 requests cross (grading.worker.executor.Executor); every conclusion is drawn here, from returned values.
 """
+from dataclasses import dataclass, field
+
+import torch
+
 from grading.errors import WorkerFailure
 from grading.i18n import Bi
 from grading.wire import protocol
@@ -12,12 +16,77 @@ from grading.wire.ops import Op
 from grading.worker.executor import Executor
 
 
-class WorkerChannel:
-    """Requests to the worker of one exercise (grading.judge.worker_handle.ExerciseWorker)."""
+@dataclass
+class Call:
+    """One call of the learner's code as the judge holds it, to verify (grading.checks.shown_work):
+    its record, the judge's own copies of the arguments, and the object's tensors — the weights
+    the judge set, by their paths, then the object's other tensors as its first call showed them
+    (a buffer, a mask). `changed`: a path whose tensor a later call showed with another value
+    (state kept from one call to the next). `key`: calls with the same key must be the same
+    program."""
+    record: object
+    args: list
+    output: object
+    tensors: dict = field(default_factory=dict)
+    trainable: frozenset = frozenset()  # paths of the judge's weights that require a gradient
+    changed: str = ""
+    key: tuple = ()
+    budget: object = None  # the exercise's judge-time budget for replays (worker_handle)
+
+
+@dataclass
+class _Held:
+    """What the judge knows of one object of the learner's: the weights it set, and the object's
+    other tensors as its first recorded call showed them."""
+    weights: dict = field(default_factory=dict)
+    trainable: set = field(default_factory=set)
+    state: dict = None
+
+
+class Channel:
+    """Where a scenario's requests go. An untrusted channel (the learner's) keeps what the judge
+    knows of each object, to verify the calls' records against it."""
 
     trusted = False
+    generation = 0
+    worker = None
+
+    def __init__(self):
+        self.held = {}  # handle -> _Held
+
+    def set_weight(self, handle, path, tensor, requires_grad):
+        held = self.held.setdefault(handle, _Held())
+        held.weights[path] = tensor.detach().clone()
+        (held.trainable.add if requires_grad else held.trainable.discard)(path)
+
+    def call_of(self, target, args, reply, grad=None):
+        """The Call of a reply {"output", "record"} to a call on `args` (the judge's); `grad`:
+        the arguments that required a gradient, None when autograd was off."""
+        handle = target.get("handle")
+        held = self.held.setdefault(handle, _Held()) if handle is not None else _Held(state={})
+        record = reply.get("record")
+        shown = record.get("state") if isinstance(record, dict) else None
+        shown = shown if isinstance(shown, dict) and all(
+            type(k) is str and type(v) is torch.Tensor for k, v in shown.items()) else {}
+        changed = ""
+        if held.state is None:  # the object's first call: its tensors as they were built
+            held.state = dict(shown)
+        else:
+            changed = next((path for path, tensor in shown.items() if path not in held.state
+                            or not _equal(tensor, held.state[path])), "")
+        shapes = tuple(tuple(a.shape) if isinstance(a, torch.Tensor) else repr(a) for a in args)
+        return Call(record=record, output=reply.get("output"),
+                    args=[a.clone() if isinstance(a, torch.Tensor) else a for a in args],
+                    tensors={**held.state, **held.weights}, trainable=frozenset(held.trainable),
+                    changed=changed, key=(repr(sorted(target.items())), shapes, grad is not None),
+                    budget=getattr(self.worker, "replay_budget", None))
+
+
+class WorkerChannel(Channel):
+    """Requests to the worker of one exercise (grading.judge.worker_handle.ExerciseWorker)."""
 
     def __init__(self, worker):
+        super().__init__()
         self.worker = worker
 
     @property
@@ -33,14 +102,15 @@ class WorkerChannel:
         return self.worker.request(message)
 
 
-class LocalChannel:
-    """The same requests, answered in this process: for the solution."""
+class LocalChannel(Channel):
+    """The same requests, answered in this process: for the solution, whose own answers need no
+    verifying (trusted). trusted=False: code of the self-test's, answered here and verified as a
+    worker's answers are (with the records the Executor makes)."""
 
-    generation = 0
-    trusted = True  # the solution's own answers: nothing of them needs verifying
-
-    def __init__(self, module):
-        self.executor = Executor(module)
+    def __init__(self, module, trusted=True):
+        super().__init__()
+        self.trusted = trusted
+        self.executor = Executor(module, records=not trusted)
 
     def request(self, message, generation=None):
         # Through the wire format, so that values come back exactly as a worker's would; an
@@ -84,7 +154,7 @@ class Remote:
         return value
 
     def __call__(self, *args, **kwargs):
-        value = self._request(Op.CALL, target=self._target, args=arguments(args), kwargs=kwargs)
+        value, _ = self._call(Op.CALL, args, kwargs)
         name = self._target.get("name", "")
         if name[:1].isupper() and "method" not in self._target \
                 and not isinstance(value, protocol.Handle):  # a class of the exercise's API
@@ -97,11 +167,27 @@ class Remote:
                                              "frames": []})
         return self._wrap(value)
 
+    def _call(self, op, args, kwargs, grad=None):
+        """(what the call returned, its Call: None for the solution's, which is not verified)."""
+        fields = {"grad": list(grad)} if grad is not None else {}
+        reply = self._request(op, target=self._target, args=arguments(args), kwargs=kwargs,
+                              **fields)
+        made = "name" in self._target and self._target["name"][:1].isupper() \
+            and "method" not in self._target  # a class of the exercise's API: a constructor
+        call = None if self._channel.trusted or made \
+            else self._channel.call_of(self._target, args, reply, grad)
+        return (reply, call) if op == Op.CALL_INPUTS else (reply["output"], call)
+
+    def shown(self, *args, grad=None):
+        """(what the call returned, its Call, to verify: see grading.checks.shown_work). `grad`:
+        the arguments that require a gradient, a list (the call then runs with autograd on)."""
+        value, call = self._call(Op.CALL, args, {}, grad)
+        return self._wrap(value), call
+
     def call_inputs(self, *args):
         """(what the call returned, [each tensor argument as the call left it, None for the
         others]): see grading.worker.executor.Executor.call_inputs."""
-        reply = self._request(Op.CALL_INPUTS, target=self._target, args=arguments(args),
-                              kwargs={})
+        reply, _ = self._call(Op.CALL_INPUTS, args, {})
         return self._wrap(reply["output"]), reply["args"]
 
     @property
@@ -119,7 +205,11 @@ class Remote:
     def set(self, path, tensor):
         """Copy tensor into the object's tensor at the dotted path, when it has that shape;
         returns what is there: {"type", "shape", "requires_grad"} or {"missing": name}."""
-        return self._request(Op.SET, handle=self._target["handle"], path=path, value=tensor)
+        found = self._request(Op.SET, handle=self._target["handle"], path=path, value=tensor)
+        if not self._channel.trusted and found.get("shape") == list(tensor.shape):
+            self._channel.set_weight(self._target["handle"], path, tensor,
+                                     found.get("requires_grad") is True)
+        return found
 
     def inspect(self, path):
         return self._request(Op.INSPECT, handle=self._target["handle"], path=path)
@@ -128,20 +218,25 @@ class Remote:
         """[[name, shape, requires_grad], …] of the object's named_parameters()."""
         return self._request(Op.PARAMETERS, handle=self._target["handle"])
 
-    def vjp(self, args, wrt, grad_output, parameters=()):
-        """{"output", "input_grads", "parameter_grads"}: see grading.worker.executor.Executor.vjp;
-        `parameters` are attribute paths ("query.weight"), the gradients come back by path."""
+    def vjp(self, args, wrt, grad_output, parameters=(), unverified=False):
+        """The solution's {"output", "input_grads", "parameter_grads"}: see
+        grading.worker.executor.Executor.vjp. A worker's gradients never count: the judge
+        computes them from the record (grading.checks.shown_work.vjp); unverified=True asks the
+        worker for its own, for a diagnosis, which never costs a point."""
+        if not self._channel.trusted and not unverified:
+            raise TypeError("a worker's gradients are the judge's to compute: "
+                            "use grading.checks.shown_work.vjp")
         return self._request(Op.VJP, target=self._target, args=arguments(args), wrt=list(wrt),
                              grad_output=grad_output, parameters=list(parameters))
 
-    def trace(self, *args, params=()):
-        """The record of one call's operations: see grading.worker.executor.Executor.trace and
-        grading.judge.replay. `params`: attribute paths of the object's tensors the judge knows."""
-        return self._request(Op.TRACE, target=self._target, args=arguments(args),
-                             params=list(params))
-
     def __repr__(self):
         return f"<{self.type_name or self._target.get('name')} of the learner's>"
+
+
+def _equal(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and bool(
+        torch.equal(a, b) or (a.is_floating_point() and torch.allclose(a, b, equal_nan=True,
+                                                                       rtol=0, atol=0)))
 
 
 def arguments(args):

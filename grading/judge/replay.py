@@ -20,15 +20,20 @@ T), its operations whether it used ready-made attention. What ran outside torch 
 arithmetic on numbers read out of tensors) is in no record: the replay then gives other values on
 new inputs, and the check says so.
 """
+import json
 import math
+import time
 
 import torch
 
 from grading.errors import ReplayError
+from grading.wire.record import SCALAR_ENTRIES, fill_uninitialised, operator_name
 
 MAX_OPS = 4000  # operations in one record (grading.worker.executor.MAX_RECORD)
 MAX_ELEMENTS = 1 << 22  # entries of one result
-MAX_WORK = 1 << 26  # bounds of all results together
+MAX_WORK = 1 << 24  # bounds of all results together: a head at the longest T needs ~1e5
+REPLAY_SECONDS = 5.0  # the judge's CPU time for one replay: a head's takes milliseconds
+EXERCISE_REPLAY_SECONDS = 30.0  # the judge's CPU time for all replays of one exercise
 
 # PyTorch's ready-made attention, by its own operators' names (never the learner's names):
 # _scaled_dot_product_flash_attention_for_cpu, _native_multi_head_attention,
@@ -37,16 +42,17 @@ MAX_WORK = 1 << 26  # bounds of all results together
 # verifies what such code computes; only "built by hand" fails on them.
 ATTENTION = ("attention", "transformer_encoder", "_safe_softmax")
 
-# Structural operations, reductions, products, factories that fill what they make, indexing.
-# Pointwise operations (torch.Tag.pointwise) are allowed as well, except those that draw random
-# numbers; see allowed().
+# The operations an attention head has use for: structural ones, reductions, products, factories
+# that fill what they make, indexing, and elementary pointwise arithmetic. Each one's cost is
+# bounded by its arguments' sizes (see _bound) — none by a value, as the degree of a special
+# polynomial would be — so that what the judge replays is bounded by work, not only by sizes.
 _NAMED = set("""
     view _unsafe_view reshape alias detach t transpose permute expand expand_as unsqueeze squeeze
     flatten unflatten contiguous clone copy copy_ _to_copy to lift_fresh lift_fresh_copy
     slice select narrow index index_select gather take_along_dim index_put
     index_put_ _index_put_impl_ masked_fill masked_fill_ where tril triu tril_ triu_ diagonal
-    tril_indices triu_indices diag diag_embed masked_select nonzero movedim swapaxes mT mH split split_with_sizes chunk unbind cat stack hstack
-    vstack flip roll repeat tile constant_pad_nd pad
+    tril_indices triu_indices diag diag_embed masked_select nonzero movedim swapaxes mT mH split
+    split_with_sizes chunk unbind cat stack hstack vstack flip roll repeat tile constant_pad_nd pad
     mm bmm matmul addmm baddbmm addbmm dot vdot mv outer einsum linear tensordot
     sum mean prod amax amin max min argmax argmin logsumexp var std var_mean std_mean norm
     linalg_vector_norm cumsum cumprod cummax cummin sort argsort topk all any count_nonzero
@@ -54,10 +60,15 @@ _NAMED = set("""
     ones zeros full arange eye scalar_tensor ones_like zeros_like full_like new_ones new_zeros
     new_full fill fill_ zero_ linspace
     embedding isinf isnan isfinite nan_to_num clamp clamp_min clamp_max clip
+    add sub rsub mul div true_divide floor_divide remainder fmod neg negative positive abs
+    reciprocal exp exp2 expm1 log log2 log10 log1p sqrt rsqrt pow square sigmoid tanh relu gelu
+    silu softplus erf sign sgn floor ceil round trunc frac maximum minimum fmax fmin lerp addcmul
+    addcdiv eq ne lt le gt ge greater less greater_equal less_equal logical_and logical_or
+    logical_not logical_xor bitwise_and bitwise_or bitwise_not bitwise_xor sin cos hardtanh
+    leaky_relu elu threshold xlogy copysign _conj conj resolve_conj resolve_neg
     """.split())
 _REFUSED = {"_local_scalar_dense", "item", "equal", "is_nonzero", "set_", "resize_",
             "as_strided", "as_strided_", "from_file", "_assert_async", "_print"}
-# Allocations of uninitialised memory: replayed as allocations filled (see _filled).
 _UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 _MATMUL = {"mm", "bmm", "matmul", "addmm", "baddbmm", "addbmm", "dot", "vdot", "mv", "outer",
            "einsum", "linear", "tensordot"}  # their results: at most the product of two inputs
@@ -67,12 +78,6 @@ _DTYPES = {str(d).removeprefix("torch."): d for d in (
 _LAYOUTS = {"strided": torch.strided}
 _FORMATS = {str(f).removeprefix("torch."): f for f in (
     torch.contiguous_format, torch.preserve_format, torch.channels_last)}
-
-
-def operator_name(name):
-    """'aten.mm.default' → 'mm'; anything not in the aten namespace → ''."""
-    parts = name.split(".") if isinstance(name, str) else []
-    return parts[1] if len(parts) == 3 and parts[0] == "aten" else ""
 
 
 def resolve(name):
@@ -95,16 +100,11 @@ def resolve(name):
 
 
 def _filled(overload, fill):
-    """An empty-like allocation whose entries are NaN (the largest value for integers, True for
-    bool), never what the memory held before; fill=0: zeros (to see whether a result reads it)."""
+    """An empty-like allocation filled as the worker fills it (grading.wire.record), never with
+    what the memory held before; fill=0: zeros (to see whether a result reads it)."""
     def allocate(*args, **kwargs):
         made = overload(*args, **kwargs)
-        if fill == 0:
-            return made.zero_()
-        if made.dtype == torch.bool:
-            return made.fill_(True)
-        return made.fill_(float("nan") if made.is_floating_point() or made.is_complex()
-                          else torch.iinfo(made.dtype).max)
+        return made.zero_() if fill == 0 else fill_uninitialised(made)
     return allocate
 
 
@@ -131,10 +131,10 @@ def _known(name):
 
 
 def allowed(op, overload):
-    if op in _NAMED or op.rstrip("_") in _NAMED or op in _UNINITIALISED or is_attention(op):
-        return True
-    tags = getattr(overload, "tags", ())
-    return torch.Tag.pointwise in tags and torch.Tag.nondeterministic_seeded not in tags
+    """Named here (in place too: add_), or ready-made attention; never a random one."""
+    if torch.Tag.nondeterministic_seeded in getattr(overload, "tags", ()):
+        return False
+    return op in _NAMED or op.rstrip("_") in _NAMED or op in _UNINITIALISED or is_attention(op)
 
 
 def attention_used(record):
@@ -162,27 +162,123 @@ def check(record):
     if record.get("truncated") is True or len(record["ops"]) > MAX_OPS:
         raise ReplayError("size", f"more than {MAX_OPS} operations in one call")
     for op in record["ops"]:
-        if not (isinstance(op, list) and len(op) == 3 and isinstance(op[0], str)
-                and isinstance(op[1], list) and isinstance(op[2], dict)):
-            raise ReplayError("malformed", "an entry of the record is not [name, args, kwargs]")
+        if not (isinstance(op, list) and len(op) in (3, 4) and isinstance(op[0], str)
+                and isinstance(op[1], list) and isinstance(op[2], dict)
+                and (len(op) == 3 or type(op[3]) is bool)):
+            raise ReplayError("malformed",
+                              "an entry of the record is not [name, args, kwargs, grad]")
     for op in record["ops"]:  # randomness first: it explains the rest (dropout's empty_like)
         overload = _known(op[0])
         if overload is not None and torch.Tag.nondeterministic_seeded in overload.tags:
             raise ReplayError("random", f"{operator_name(op[0])} draws random numbers",
                               operator_name(op[0]))
-    return [resolve(op[0]) for op in record["ops"]]
+    overloads = [resolve(op[0]) for op in record["ops"]]
+    outside = made_outside(record)
+    if outside is not None:
+        raise ReplayError("made_outside", f"a tensor of shape {tuple(outside)} that no operation "
+                          "of the call made", str(tuple(outside)))
+    return overloads
 
 
-def replay(record, inputs, params=None, fill=None):
+def _references(value, depth=0):
+    """Every reference ({kind: x}) inside a record's arguments, in order."""
+    if depth > 10:
+        return
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _references(item, depth + 1)
+    elif isinstance(value, dict):
+        if len(value) == 1:
+            yield next(iter(value.items()))
+        else:
+            for item in value.values():
+                yield from _references(item, depth + 1)
+
+
+def references(record, kind):
+    """The x of every {kind: x} reference in a record (its operations' arguments, its output)."""
+    ops = record.get("ops") if isinstance(record, dict) else None
+    if not isinstance(ops, list):
+        return []
+    found = [x for op in ops if isinstance(op, list) for k, x in _references(op[1:3]) if k == kind]
+    return found + [x for k, x in _references([record.get("output")]) if k == kind]
+
+
+def made_outside(record):
+    """The shape of the first tensor in a record that is neither an input, nor a result of one of
+    its operations, nor one of the object's tensors, nor a number (at most SCALAR_ENTRIES
+    entries): work done outside torch (numpy, a Python loop or list, operations hidden from the
+    record). None when there is none."""
+    ops = record.get("ops") if isinstance(record, dict) else None
+    for op in ops if isinstance(ops, list) else []:
+        for kind, x in _references(op[1:3] if isinstance(op, list) else []):
+            if kind == "outside":
+                return x if isinstance(x, list) and all(type(n) is int for n in x) else []
+            if kind == "const" and (type(x) is not torch.Tensor or x.numel() > SCALAR_ENTRIES):
+                return list(x.shape) if type(x) is torch.Tensor else []
+    output = record.get("output") if isinstance(record, dict) else None
+    for kind, x in _references([output]):
+        if kind == "outside":
+            return x if isinstance(x, list) and all(type(n) is int for n in x) else []
+    return None
+
+
+def program(record):
+    """The program a record is, as text: two calls whose records give the same text computed the
+    same way (the same operations, on the same kinds of references, with the same numbers)."""
+    def plain(value):
+        if isinstance(value, torch.Tensor):
+            return ["tensor", value.tolist() if value.numel() <= SCALAR_ENTRIES else None]
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        return value if not isinstance(value, float) or math.isfinite(value) else repr(value)
+    ops = record.get("ops") if isinstance(record, dict) else None
+    return json.dumps([plain([op[:3] for op in ops] if isinstance(ops, list) else None),
+                       plain(record.get("output") if isinstance(record, dict) else None)])
+
+
+class Budget:
+    """The judge's CPU time for the replays of one exercise (EXERCISE_REPLAY_SECONDS): records
+    too costly to verify fail their own check, and leave the judge free for the next row."""
+
+    def __init__(self, seconds=EXERCISE_REPLAY_SECONDS):
+        self.left = seconds
+
+    def deadline(self):
+        """The thread's CPU time at which the replay that starts now must stop."""
+        return time.thread_time() + min(REPLAY_SECONDS, max(self.left, 0.0))
+
+    def spend(self, started):
+        self.left -= time.thread_time() - started
+
+
+def replay(record, inputs, params=None, fill=None, budget=None, grad=False):
     """The output the record computes for `inputs` (the call's arguments) and `params` ({path:
     tensor}): a tensor, or a tuple of them. Raises ReplayError when it cannot be verified.
-    Uninitialised allocations come filled with NaN (fill=0: with zeros)."""
+    Uninitialised allocations come filled as in the worker (fill=0: with zeros). `budget`: the
+    exercise's Budget. grad=True: autograd on where it was on in the worker, on the very tensors
+    given (the caller's leaves); else every operation runs without autograd, on copies."""
     overloads = check(record)
     overloads = [_filled(overload, fill) if operator_name(op[0]) in _UNINITIALISED else overload
                  for op, overload in zip(record["ops"], overloads)]
-    params = {k: v.clone() for k, v in (params or {}).items()}
-    inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in inputs]
+    if not grad:
+        params = {k: v.clone() for k, v in (params or {}).items()}
+        inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in inputs]
+    params = params or {}
     results, work = [], [0]
+    budget = budget or Budget()
+    started = time.thread_time()
+    deadline = budget.deadline()
+    try:
+        with torch.no_grad() if not grad else torch.enable_grad():
+            return _run(record, overloads, inputs, params, results, work, deadline, grad)
+    finally:
+        budget.spend(started)
+
+
+def _run(record, overloads, inputs, params, results, work, deadline, grad):
 
     def value(ref, depth=0):
         kind = type(ref)
@@ -201,18 +297,22 @@ def replay(record, inputs, params=None, fill=None):
                 return found
         raise ReplayError("malformed", "a reference the judge cannot resolve")
 
-    for (name, args, kwargs), overload in zip(record["ops"], overloads):
+    for entry, overload in zip(record["ops"], overloads):
+        name, args, kwargs = entry[:3]
         op = operator_name(name)
         call_args, call_kwargs = value(args), {str(k): value(v) for k, v in kwargs.items()}
         work[0] += _bound(op, overload, call_args, call_kwargs)
         if work[0] > MAX_WORK:
             raise ReplayError("size", "the record does more work than one call of a head needs",
                               op)
+        if time.thread_time() > deadline:
+            raise ReplayError("costly", "the record takes the judge too long to verify", op)
         try:
-            result = overload(*call_args, **call_kwargs)
+            with torch.set_grad_enabled(grad and len(entry) == 4 and entry[3]):
+                result = overload(*call_args, **call_kwargs)
         except Exception as error:  # noqa: BLE001  (an operation that does not run as recorded)
             first = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-            raise ReplayError("malformed", f"{op} does not run on new inputs: {first}",
+            raise ReplayError("malformed", f"{op} does not run as recorded: {first}",
                               op) from None
         results.append(result)
     output = record.get("output")
@@ -280,7 +380,8 @@ def _bound(op, overload, args, kwargs):
     elif op in ("repeat", "tile", "constant_pad_nd", "pad"):
         bound = biggest * max([1] + [math.prod(1 + abs(n) for n in size) for size in sizes])
     elif op in ("arange", "linspace", "eye"):
-        bound = int(max([1] + numbers)) ** (2 if op == "eye" else 1) + 1
+        bound = _range_bound(op, [a for a in args if isinstance(a, (int, float))
+                                  and not isinstance(a, bool)])
     elif op in ("cat", "stack", "hstack", "vstack"):
         bound = sum(counts)
     elif is_attention(op):  # a product of queries and keys inside: as many as two inputs
@@ -290,22 +391,64 @@ def _bound(op, overload, args, kwargs):
         work = bound * max([1] + [t.shape[-1] for t in tensors if t.dim()])  # multiply-adds
         if bound <= MAX_ELEMENTS:
             return bound + work
-    elif op in ("index_put", "index_put_", "_index_put_impl_"):  # into a copy of self, or self
-        bound = tensors[0].numel() if tensors else 1
+    elif op in ("index_put", "index_put_", "_index_put_impl_", "index"):
+        # into a copy of self (or self), from indices broadcast together; or what they select
+        bound = _index_bound(op, args)
+    elif op in ("einsum", "tensordot"):  # at most a multiply-add for each entry of each operand
+        bound = math.prod(counts)
     elif op in ("triu_indices", "tril_indices"):  # (2, up to row · col)
         bound = 2 * math.prod(int(n) for n in numbers[:2]) + 1
     elif op in ("diag", "diag_embed"):  # a vector becomes a matrix
         bound = biggest * biggest
-    elif op in ("masked_select", "nonzero"):  # at most an entry (and its index) per entry
-        bound = biggest * (1 if op == "masked_select" else max(t.dim() for t in tensors))
-    elif len(counts) > 1 and op in _MATMUL | {"index", "gather", "index_select",
-                                              "take_along_dim", "embedding"}:
+    elif op == "masked_select":  # at most an entry per entry of self and mask broadcast
+        bound = math.prod(_broadcast(t.shape for t in tensors))
+    elif op == "nonzero":  # at most an index per entry
+        bound = biggest * max([1] + [t.dim() for t in tensors])
+    elif len(counts) > 1 and op in _MATMUL | {"gather", "index_select", "take_along_dim",
+                                              "embedding"}:
         bound = counts[0] * counts[1]
     else:  # views, slices, reductions, softmax, tril, clones, sorts: never more than an input
         bound = biggest
     if bound > MAX_ELEMENTS:
         raise ReplayError("size", f"{op} would make up to {bound} entries", op)
     return bound
+
+
+def _range_bound(op, numbers):
+    """The entries arange(end | start, end[, step]), linspace(start, end, steps) or eye(n[, m])
+    make, from their numbers (a value where it is no number: the operation itself raises)."""
+    finite = [float(n) for n in numbers if math.isfinite(float(n))]
+    if len(finite) != len(numbers) or not finite:
+        return MAX_ELEMENTS + 1 if numbers else 1
+    if op == "eye":
+        return int(abs(finite[0])) * int(abs(finite[1] if len(finite) > 1 else finite[0])) + 1
+    if op == "linspace":
+        return int(abs(finite[-1])) + 1
+    start, end = (0.0, finite[0]) if len(finite) == 1 else finite[:2]
+    step = abs(finite[2]) if len(finite) > 2 else 1.0
+    return MAX_ELEMENTS + 1 if step == 0 else int(abs(end - start) / step) + 2
+
+
+def _index_bound(op, args):
+    """Entries made by advanced indexing: the index tensors broadcast together (a bool mask counts
+    as its number of entries, the most it can select) times the dimensions of self they leave;
+    for index_put, at least self as well."""
+    base = args[0] if args and isinstance(args[0], torch.Tensor) else None
+    indices = args[1] if len(args) > 1 and isinstance(args[1], list) else []
+    if base is None:
+        return 1
+    shapes, dim, kept = [], 0, 1
+    for index in indices:
+        if isinstance(index, torch.Tensor):
+            bool_index = index.dtype in (torch.bool, torch.uint8)
+            shapes.append([index.numel()] if bool_index else list(index.shape))
+            dim += max(index.dim(), 1) if bool_index else 1
+        else:  # None: the whole dimension, kept
+            kept *= base.shape[dim] if dim < base.dim() else 1
+            dim += 1
+    kept *= math.prod(base.shape[dim:]) if dim <= base.dim() else 1
+    selected = math.prod(_broadcast(shapes)) * kept if shapes else base.numel()
+    return max(selected, base.numel()) if op != "index" else selected
 
 
 _PRODUCTS = {"mm", "bmm", "addmm", "baddbmm", "addbmm", "dot", "vdot", "mv"}
@@ -343,3 +486,82 @@ def same(a, b, atol=1e-5, rtol=1e-5):
     a, b = a.detach().double(), b.detach().double()
     return bool(torch.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True))
 
+
+
+def gradients(call, wrt, grad_output, parameters, step=1e-3):
+    """The gradients of Σ grad_output · out through a call's record (a grading.judge.remote.Call),
+    by autograd here, over the replayed record, with autograd on where it was on in the worker:
+    ([the gradient of each argument in wrt], {path: the gradient of each weight in `parameters`},
+    whether they agree with finite differences of the replayed output along a random direction).
+    None when the output carries no gradient (or is no tensor of grad_output's shape). Raises
+    ReplayError when the record cannot be replayed."""
+    leaves = {i: call.args[i].detach().clone().requires_grad_(True) for i in wrt}
+    tensors = {path: tensor.detach().clone().requires_grad_(path in call.trainable
+                                                           and tensor.is_floating_point())
+               for path, tensor in call.tensors.items()}
+    fed = [leaves[i] * 1 if i in leaves else a.clone() if isinstance(a, torch.Tensor) else a
+           for i, a in enumerate(call.args)]
+    out = replay(call.record, fed, tensors, budget=call.budget, grad=True)
+    if type(out) is not torch.Tensor or not out.requires_grad \
+            or out.shape != grad_output.shape or not out.is_floating_point():
+        return None
+    named = [path for path in parameters if path in tensors and tensors[path].requires_grad]
+    wanted = [leaves[i] for i in wrt] + [tensors[path] for path in named]
+    try:
+        with torch.enable_grad():
+            grads = torch.autograd.grad((out * grad_output).sum(), wanted, allow_unused=True)
+    except RuntimeError as error:  # as the learner's own backward would raise
+        first = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
+        raise ReplayError("autograd", first) from None
+    input_grads = list(grads[:len(wrt)])
+    parameter_grads = {path: grads[len(wrt) + k] for k, path in enumerate(named)}
+    parameter_grads.update({path: None for path in parameters if path not in parameter_grads})
+    return input_grads, parameter_grads, _agrees(call, wrt, named, grads, grad_output, step)
+
+
+def _agrees(call, wrt, named, grads, grad_output, step):
+    """The directional derivative the gradients give, along a random direction of the arguments
+    in wrt and the weights named, agrees with central differences of the replayed output (in
+    float64 where the record allows it): a custom backward, or a shortcut whose forward and
+    gradient are two different computations, does not."""
+    if not all(g is None or bool(torch.isfinite(g).all()) for g in grads):
+        return True  # not finite: the checks on finite numbers say so, in their own words
+    gen = torch.Generator().manual_seed(0)
+    directions = [torch.randn(g.shape, generator=gen, dtype=torch.float64)
+                  for g in [call.args[i] for i in wrt] + [call.tensors[p] for p in named]]
+    claimed = sum(float((g.double() * d).sum()) for g, d in zip(grads, directions)
+                  if g is not None)
+    scale = math.sqrt(sum(float((g.double() ** 2).sum()) for g in grads if g is not None)) \
+        * math.sqrt(sum(float((d ** 2).sum()) for d in directions))
+    for dtype in (torch.float64, None):
+        try:
+            values = [_moved(call, wrt, named, directions, sign * step, dtype)
+                      for sign in (1, -1)]
+        except ReplayError:
+            continue
+        if not all(isinstance(v, torch.Tensor) and v.shape == grad_output.shape for v in values):
+            return False
+        if not all(bool(torch.isfinite(v).all()) for v in values):
+            return True  # as above
+        numeric = float((grad_output.double() * (values[0].double() - values[1].double())).sum()
+                        ) / (2 * step)
+        tolerance = 2e-2 * max(abs(numeric), abs(claimed)) + 1e-3 * scale + 1e-6
+        if dtype is None:  # float32: its rounding, divided by the step
+            tolerance += 1e-4 * float(grad_output.double().abs().sum()) \
+                * max(1.0, float(values[0].double().abs().max())) / step
+        return math.isfinite(numeric) and abs(numeric - claimed) <= tolerance
+    return False
+
+
+def _moved(call, wrt, named, directions, amount, dtype):
+    """The replayed output with the arguments in wrt and the weights named moved by
+    amount · direction (in dtype, or in their own)."""
+    def cast(t):
+        return t.to(dtype) if dtype is not None and t.is_floating_point() else t
+    args = [cast(a) if isinstance(a, torch.Tensor) else a for a in call.args]
+    tensors = {path: cast(t) for path, t in call.tensors.items()}
+    for k, i in enumerate(wrt):
+        args[i] = args[i] + (amount * directions[k]).to(args[i].dtype)
+    for k, path in enumerate(named, start=len(wrt)):
+        tensors[path] = tensors[path] + (amount * directions[k]).to(tensors[path].dtype)
+    return replay(call.record, args, tensors, budget=call.budget)

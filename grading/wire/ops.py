@@ -12,13 +12,12 @@ from enum import Enum
 
 
 class Op(str, Enum):
-    CALL = "call"  # construct an object or call a function or method on the judge's arguments
+    CALL = "call"  # construct an object, or call a function or method: its output and record
     CALL_INPUTS = "call_inputs"  # a call, and its tensor arguments as the call left them
     SET = "set"  # set a named tensor of an object (a layer's weight) to the judge's
     INSPECT = "inspect"  # what an attribute path of an object holds: its type, shape, grad
     PARAMETERS = "parameters"  # every parameter of an object: [path, shape, requires_grad]
-    VJP = "vjp"  # a call's output and a vector-Jacobian product through it
-    TRACE = "trace"  # the record of one call's aten operations (judge.replay verifies it)
+    VJP = "vjp"  # the solution's gradients, in the judge (a worker's come from its records)
     DEMO = "demo"  # train the demo's tiny model with the learner's head (not grading)
     RELEASE = "release"  # the portable worker's exercise is over; it may take the next
     LOAD = "load"  # the portable worker: import this folder's exercise module
@@ -29,7 +28,7 @@ class Op(str, Enum):
         return self.value
 
 
-EXECUTOR = frozenset({Op.CALL, Op.CALL_INPUTS, Op.SET, Op.INSPECT, Op.PARAMETERS, Op.VJP, Op.TRACE})
+EXECUTOR = frozenset({Op.CALL, Op.CALL_INPUTS, Op.SET, Op.INSPECT, Op.PARAMETERS, Op.VJP})
 
 
 def _is_shape(value):
@@ -54,14 +53,17 @@ def reply_problem(op, value, sent=None):
                                                         "parameter_grads"} \
             and isinstance(value["input_grads"], (list, type(None))) \
             and isinstance(value["parameter_grads"], (dict, type(None)))
-    elif op == Op.CALL_INPUTS:  # the output is whatever the learner's code returns
+    elif op == Op.CALL:  # the output is whatever the learner's code returns; the record is
+        # checked by grading.judge.replay, which trusts none of it
+        ok = isinstance(value, dict) and set(value) == {"output", "record"} \
+            and isinstance(value["record"], (dict, type(None)))
+    elif op == Op.CALL_INPUTS:
         import torch  # here only: the worker side's wire is imported before torch
-        ok = isinstance(value, dict) and set(value) == {"output", "args"} \
+        ok = isinstance(value, dict) and set(value) == {"output", "record", "args"} \
+            and isinstance(value["record"], (dict, type(None))) \
             and isinstance(value["args"], list) \
             and (sent is None or len(value["args"]) == sent) \
             and all(a is None or type(a) is torch.Tensor for a in value["args"])
-    elif op == Op.TRACE:  # its contents are checked by grading.judge.replay, which trusts none of it
-        ok = isinstance(value, dict) and set(value) == {"ops", "output", "truncated"}
     else:
-        ok = True  # a call returns whatever the learner's code returns
+        ok = True
     return "" if ok else f"a malformed reply to {str(op)!r}"

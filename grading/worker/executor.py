@@ -8,8 +8,10 @@ import torch
 
 from grading.wire.ops import EXECUTOR, Op
 from grading.wire.protocol import Handle
+from grading.wire.record import SCALAR_ENTRIES, UNINITIALISED, fill_uninitialised, operator_name
 
-MAX_RECORD = 4000  # operations of one traced call: a head takes about 30
+MAX_RECORD = 4000  # operations of one recorded call: a head takes about 30
+MAX_STATE = 1 << 20  # entries of an object's own tensors shown with its first call
 
 
 # -- what a worker does for the judge -------------------------------------------------------------
@@ -21,9 +23,13 @@ class Executor:
     Objects that the judge constructs stay here, by handle number; values go back as they are.
     Calls run under torch.no_grad(), as in evaluation; only `vjp` records gradients."""
 
-    def __init__(self, module):
+    def __init__(self, module, records=True):
+        """records False: the judge's executor for the solution, whose calls need no record."""
         self.module = module
         self.objects = []
+        self.records = records
+        self.set_paths = {}  # handle -> the attribute paths the judge set, in order
+        self.shown_state = set()  # handles whose tensors a record has shown
 
     def run(self, request):
         op = request["op"]
@@ -59,19 +65,35 @@ class Executor:
         return value
 
     def call(self, request):
+        """{"output": what the call returned, "record": its record (see record), or None for a
+        constructor}. Calls run under torch.no_grad(), as in evaluation; request["grad"] lists
+        the arguments that require a gradient, and the call then runs with autograd on, as in
+        training (the judge computes the gradients itself, from the record)."""
+        return self._call(request)[0]
+
+    def _call(self, request):
         target = self._target(request["target"])
-        with torch.no_grad():
-            return self._result(target, target(*self._arguments(request),
-                                               **request.get("kwargs", {})))
+        args = self._arguments(request)
+        kwargs = request.get("kwargs", {})
+        if isinstance(target, type) or not self.records:  # a constructor: nothing to verify
+            with torch.no_grad():
+                return {"output": self._result(target, target(*args, **kwargs)),
+                        "record": None}, args
+        grad = request.get("grad")  # None: autograd off
+        for i in grad or []:  # as inside a model: results of an operation, not leaves
+            args[i] = args[i].detach().clone().requires_grad_(True) * 1
+        returned, record = self.record(target, args, kwargs, request["target"].get("handle"),
+                                       grad=grad is not None)
+        returned = _detached(returned)
+        return {"output": self._result(target, returned), "record": record}, args
 
     def call_inputs(self, request):
-        """A call, and its arguments as they are after it: {"output", "args"}, each tensor
-        argument as the call left it (None for an argument that is no tensor), so that the judge
-        can see whether the call changed its inputs in place."""
-        args = self._arguments(request)  # the very objects the call gets
-        output = self.call(request)
-        return {"output": output, "args": [a if isinstance(a, torch.Tensor) else None
-                                           for a in args]}
+        """A call, and its arguments as they are after it: {"output", "record", "args"}, each
+        tensor argument as the call left it (None for an argument that is no tensor), so that
+        the judge can see whether the call changed its inputs in place."""
+        reply, args = self._call(request)  # args: the very objects the call got
+        return {**reply, "args": [a.detach() if isinstance(a, torch.Tensor) else None
+                                  for a in args]}
 
     def _resolve(self, handle, path):
         """(the object at handle's dotted path, "") or (None, the first name that is missing)."""
@@ -99,6 +121,7 @@ class Executor:
             obj, _ = self._resolve(request["handle"], request["path"])
             with torch.no_grad():
                 obj.copy_(request["value"])
+            self.set_paths.setdefault(request["handle"], []).append(request["path"])
         return found
 
     def parameters(self, request):
@@ -135,43 +158,72 @@ class Executor:
         return {"output": out.detach(), "input_grads": list(grads[:count]),
                 "parameter_grads": {n: g for (n, _), g in zip(named, grads[count:])}}
 
-    def trace(self, request):
-        """Run one call and show its work: every aten operation it reached, in order, as data
-        (grading.judge.replay replays it in the judge, on inputs this process never sees).
+    def _object_tensors(self, handle):
+        """{id(tensor): (path, tensor)} of the object's tensors: those the judge set, under the
+        path set last (a layer reachable under two names holds the value set last), then its
+        parameters, buffers and plain tensor attributes, each under the first path to it."""
+        import torch.nn as nn
+        obj, named = self.objects[handle], {}
+        for path in self.set_paths.get(handle, []):
+            found, missing = self._resolve(handle, path)
+            if not missing and isinstance(found, torch.Tensor):
+                named[id(found)] = (path, found)
+        modules = obj.named_modules(remove_duplicate=False) if isinstance(obj, nn.Module) \
+            else [("", obj)]
+        for prefix, module in modules:
+            held = list(getattr(module, "_parameters", {}).items()) \
+                + list(getattr(module, "_buffers", {}).items()) \
+                + [(k, v) for k, v in vars(module).items() if isinstance(v, torch.Tensor)]
+            for name, tensor in held:
+                if isinstance(tensor, torch.Tensor) and id(tensor) not in named:
+                    named[id(tensor)] = (f"{prefix}.{name}" if prefix else name, tensor)
+        return named
 
-        {"ops": [[name, args, kwargs], …], "output": a reference, "truncated": bool}, where each
-        tensor in an argument or the output is a reference: {"in": i} the call's i-th argument,
-        {"out": [k, j]} the j-th result of operation k, {"param": path} the object's tensor at one
-        of the attribute paths the judge names (request["params"], e.g. "query.weight", in the
-        order the judge set them: a tensor held under several paths, one layer under three
-        names, is named by the last, whose value it holds), or
-        {"const": tensor} any other tensor (a buffer, something made outside torch's operators).
-        Nothing here is trusted: the judge checks the record by replaying it."""
+    def _first_state(self, handle, named):
+        """The object's tensors as they are before its first recorded call, but for those the
+        judge set (it holds their values): {path: tensor}. Shown once; the judge keeps them, so
+        that every later call is checked against the object as it was built."""
+        if handle is None or handle in self.shown_state:
+            return {}
+        self.shown_state.add(handle)
+        set_paths = set(self.set_paths.get(handle, []))
+        state, entries = {}, 0
+        for path, tensor in named.values():
+            if path in set_paths or tensor.layout != torch.strided:
+                continue
+            entries += tensor.numel()
+            if entries > MAX_STATE:
+                break
+            state[path] = torch.Tensor(tensor.detach()).clone()
+        return state
+
+    def record(self, target, args, kwargs, handle=None, grad=False):
+        """Run one call and show its work: (what it returned, its record). The record holds every
+        aten operation the call reached, below autograd, in order, as data, with whether
+        autograd was on for it (see grading.wire.record for the references):
+        {"ops": [[name, args, kwargs, grad], …], "output": a reference, "truncated": bool,
+         "state": {path: tensor}: the object's tensors before its first recorded call}.
+        Nothing here is trusted: the judge replays the record itself."""
         from torch.utils._python_dispatch import TorchDispatchMode
-        target = self._target(request["target"])
-        args = self._arguments(request)
-        owner = self.objects[request["target"]["handle"]] if "handle" in request["target"] \
-            else None
         known = {}  # id(tensor) -> its reference; `alive` keeps every one so ids stay unique
         alive = list(args)
         for i, a in enumerate(args):
             if isinstance(a, torch.Tensor):
                 known[id(a)] = {"in": i}
-        for path in request.get("params", []):
-            obj, missing = self._resolve(request["target"]["handle"], path) if owner is not None \
-                else (None, path)
-            if not missing and isinstance(obj, torch.Tensor) \
-                    and known.get(id(obj), {}).get("in") is None:
-                known[id(obj)] = {"param": path}  # the last path set: the value it holds
-                alive.append(obj)
+        named = self._object_tensors(handle) if handle is not None else {}
+        for number, (path, tensor) in named.items():
+            known.setdefault(number, {"param": path})
+            alive.append(tensor)
+        state = self._first_state(handle, named)
         ops, truncated = [], [False]
 
         def ref(value):
             if isinstance(value, torch.Tensor):
                 if id(value) not in known:
                     alive.append(value)
-                    known[id(value)] = {"const": torch.Tensor(value.detach()).clone()
-                                        if value.layout == torch.strided else None}
+                    small = value.layout == torch.strided and value.numel() <= SCALAR_ENTRIES
+                    known[id(value)] = {"const": torch.Tensor(value.detach()).clone()} if small \
+                        else {"outside": list(value.shape)}
                 return known[id(value)]
             if isinstance(value, (list, tuple)):
                 return [ref(v) for v in value]
@@ -191,8 +243,11 @@ class Executor:
                 if len(ops) >= MAX_RECORD:
                     truncated[0] = True
                 else:
-                    ops.append([str(func), ref(list(args)), {k: ref(v) for k, v in kwargs.items()}])
+                    ops.append([str(func), ref(list(args)), {k: ref(v) for k, v in kwargs.items()},
+                                torch.is_grad_enabled()])
                 result = func(*args, **kwargs)
+                if operator_name(str(func)) in UNINITIALISED and isinstance(result, torch.Tensor):
+                    fill_uninitialised(result)  # as the judge's replay fills it
                 if not truncated[0]:
                     number = len(ops) - 1
                     results = result if isinstance(result, (list, tuple)) else [result]
@@ -202,6 +257,18 @@ class Executor:
                             known[id(value)] = {"out": [number, j]}
                 return result
 
-        with torch.no_grad(), Recorder():
-            returned = target(*args)
-        return {"ops": ops, "output": ref(returned), "truncated": truncated[0]}
+        with (torch.enable_grad() if grad else torch.no_grad()), Recorder():
+            returned = target(*args, **kwargs)
+        return returned, {"ops": ops, "output": ref(returned), "truncated": truncated[0],
+                          "state": state}
+
+
+def _detached(value):
+    """What a call returned, without autograd's history (a tuple of tensors stays a tuple)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach()
+    if isinstance(value, tuple):
+        return tuple(_detached(v) for v in value)
+    if isinstance(value, list):
+        return [_detached(v) for v in value]
+    return value

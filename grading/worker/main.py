@@ -85,12 +85,11 @@ def _warm_up():
     example = types.SimpleNamespace(Layer=lambda: nn.Linear(2, 2, bias=False))
     from grading.worker.executor import Executor
     executor = Executor(example)
-    layer = executor.run({"op": Op.CALL, "target": {"name": "Layer"}, "args": []})
+    layer = executor.run({"op": Op.CALL, "target": {"name": "Layer"}, "args": []})["output"]
     x, target = torch.ones(1, 2), {"handle": layer.number}
     executor.run({"op": Op.SET, "handle": layer.number, "path": "weight", "value": torch.eye(2)})
-    executor.run({"op": Op.TRACE, "target": target, "args": [x], "params": ["weight"]})
-    executor.run({"op": Op.VJP, "target": target, "args": [x], "wrt": [0], "grad_output": x,
-                  "parameters": ["weight"]})
+    executor.run({"op": Op.CALL, "target": target, "args": [x]})
+    executor.run({"op": Op.CALL, "target": target, "args": [x], "grad": [0]})
     protocol.from_wire(protocol.to_wire(x))
 
 

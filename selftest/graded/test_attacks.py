@@ -87,3 +87,13 @@ def test_printing_50_mb_is_cut(graded):
 
 
 # The results-file attack in a single run, as CI grades a pull request: test_ci.py.
+
+
+@pytest.mark.parametrize("name", ["attack-ex6-judge_cost_polynomial", "attack-ex6-judge_memory_index"])
+def test_a_record_costly_to_replay_costs_the_judge_nothing(graded, name):
+    """Issue 23: torch.empty read as NaN in the replay only made a Laguerre polynomial of degree
+    10**15 (67 s of the judge's time, against its twin's 1 s) or a 1024**3 index (4.4 GB) in the
+    judge alone. The worker fills uninitialised memory as the replay does, and only operations
+    bounded by their sizes are replayed: the row takes its twin's time, give or take the worker's
+    own limits."""
+    assert graded[name]["seconds"] < 30

@@ -43,19 +43,23 @@ PARAMS = ["query.weight", "key.weight", "value.weight"]
 def traced(call_args, module=None, **target):
     """The record of one call, through the wire as a worker's would come."""
     executor = Executor(module or types.SimpleNamespace(Head=Head, f=softmax_in_place))
-    request = {"op": "trace", "target": target, "args": call_args, "params": PARAMS}
-    return executor, protocol.from_wire(protocol.to_wire(executor.run(request)))
+    request = {"op": "call", "target": target, "args": call_args}
+    return executor, protocol.from_wire(protocol.to_wire(executor.run(request)))["record"]
 
 
 def head_record(T=5):
+    """A head's record, its weights set by the judge as a test sets them (by the API's paths)."""
     executor = Executor(types.SimpleNamespace(Head=Head))
     handle = executor.run({"op": "call", "target": {"name": "Head"}, "args": [12, 8, 16]})
-    head = executor.objects[handle.number].eval()
+    head = executor.objects[handle["output"].number].eval()
+    weights = {p: torch.randn(8, 12) for p in PARAMS}
+    for path, weight in weights.items():
+        executor.run({"op": "set", "handle": handle["output"].number, "path": path,
+                      "value": weight})
     record = protocol.from_wire(protocol.to_wire(executor.run(
-        {"op": "trace", "target": {"handle": handle.number}, "args": [torch.randn(2, T, 12)],
-         "params": PARAMS})))
-    weights = {p: head.get_submodule(p.split(".")[0]).weight.detach() for p in PARAMS}
-    return head, record, weights
+        {"op": "call", "target": {"handle": handle["output"].number},
+         "args": [torch.randn(2, T, 12)]})))["record"]
+    return head, record, {**weights, "tril": head.tril.clone()}
 
 
 def forged(*ops, output=None):
@@ -180,10 +184,19 @@ def test_malformed_records_are_refused(record):
         replay.replay(record, [torch.ones(2)])
 
 
-def test_a_constant_stands_for_itself_and_cannot_follow_new_inputs():
-    """What was made outside torch's operators comes as a constant: replayed on new inputs, it
-    keeps the values of the call it was recorded in, so the replay shows it."""
-    module = types.SimpleNamespace(f=lambda x: torch.from_numpy(x.numpy() * 2))
-    _, record = traced([torch.ones(3)], module, name="f")
-    assert {"const": torch.full((3,), 2.0)}.keys() <= record["ops"][-1][1][0].keys()
-    assert not replay.same(replay.replay(record, [torch.full((3,), 5.0)]), torch.full((3,), 10.0))
+def test_a_tensor_made_outside_torch_is_refused_a_number_is_not():
+    """What no operation of the call made (numpy, a Python list, operations hidden from the
+    record) comes as "outside" and cannot be verified; a number made into a tensor can."""
+    module = types.SimpleNamespace(f=lambda x: torch.from_numpy(x.numpy() * 2),
+                                   g=lambda x: x * torch.tensor(2.0),
+                                   h=lambda x: x + torch.tensor([1.0, 2.0, 3.0]))
+    for name in ("f", "h"):
+        _, record = traced([torch.ones(3)], module, name=name)
+        with pytest.raises(ReplayError) as refused:
+            replay.replay(record, [torch.ones(3)])
+        assert refused.value.kind == "made_outside" and refused.value.name == "(3,)"
+    _, record = traced([torch.ones(3)], module, name="g")
+    assert replay.same(replay.replay(record, [torch.full((3,), 5.0)]), torch.full((3,), 10.0))
+    forged_const = forged(("aten.mul.Tensor", [{"in": 0}, {"const": torch.ones(3)}], {}))
+    with pytest.raises(ReplayError):  # a worker that sends the data as a constant anyway
+        replay.replay(forged_const, [torch.ones(3)])

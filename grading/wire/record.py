@@ -1,0 +1,34 @@
+"""The vocabulary of a record, shared by the worker that makes it and the judge that replays it.
+
+A record is one call's aten operations, in order, as data (grading.worker.executor.Executor makes it
+for every call it answers; grading.judge.replay replays it). Each tensor in it is a reference:
+{"in": i} the call's i-th argument, {"out": [k, j]} the j-th result of operation k, {"param": path}
+a tensor of the called object at an attribute path, {"const": t} a tensor of at most one entry
+(a number such as −∞ made into a tensor), {"outside": shape} any other tensor, one that no operation
+of the call made: work done outside torch.
+
+Both sides fill uninitialised memory (torch.empty and its kin) alike, so that code which reads it
+computes in the worker what its record computes in the judge.
+"""
+import math
+
+UNINITIALISED = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
+                           "new_empty_strided"})
+SCALAR_ENTRIES = 1  # a constant tensor of at most this many entries is a number, not data
+
+
+def operator_name(name):
+    """'aten.mm.default' → 'mm'; anything not in the aten namespace → ''."""
+    parts = name.split(".") if isinstance(name, str) else []
+    return parts[1] if len(parts) == 3 and parts[0] == "aten" else ""
+
+
+def fill_uninitialised(made):
+    """What an uninitialised allocation holds, on both sides: NaN (the largest integer for
+    integers, True for bool), never what the memory happened to hold."""
+    import torch
+    if made.dtype == torch.bool:
+        return made.fill_(True)
+    if made.is_floating_point() or made.is_complex():
+        return made.fill_(math.nan)
+    return made.fill_(torch.iinfo(made.dtype).max)
