@@ -15,6 +15,7 @@ EXERCISES_DIR = ROOT / "exercises"
 EXERCISES = list(course.NAMES)
 SECTIONS = {exercise.name: exercise.section for exercise in course.EXERCISES}  # (中文, English)
 
+OLDEST_TORCH = (2, 4)  # the oldest torch release graded alike (see docs/learner.md); checked at start
 CALL_TIMEOUT = 5.0  # seconds for one import or one scenario call; solutions need milliseconds
 EXERCISE_BUDGET = 8.0  # seconds of the submission's own time per exercise: 6 × 8 s < 60 s
 TEST_TIMEOUT = 150  # pytest-timeout's backstop for one test, should the judge itself hang

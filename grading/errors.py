@@ -7,7 +7,7 @@ Who raises what, and who catches it:
 - WorkerFailure (judge.worker_handle): the submission's code failed in its worker.
 - CheckFailed (checks, raised by test files): a check on the submission's outputs failed.
 - ProtocolError, PeerClosed, Timeout (wire.protocol): a message that is not one, a closed peer,
-  no message in time.
+  no message in time; Busy (judge.worker_handle): no message in time, the machine's fault.
 - ReplayError (judge.replay): a worker's record of its work cannot be verified.
 """
 
@@ -32,7 +32,8 @@ class SessionError(Exception):
 
 class WorkerFailure(Exception):
     """The submission's code failed in its worker.
-    kind: raised | import | crash | timeout | garbled."""
+    kind: raised | import | crash | timeout | garbled | busy (the machine's fault, not the
+    submission's: graded again, else a grading error)."""
 
     def __init__(self, kind, text, error=None, sticky=False):
         super().__init__(text.en)
@@ -67,6 +68,15 @@ class PeerClosed(ProtocolError):
 
 class Timeout(Exception):
     """No complete message arrived before the deadline."""
+
+
+class Busy(Timeout):
+    """No message came before the wall clock's backstop, while the worker's own time stayed under
+    its limit: the machine was too busy, which is not the learner's fault."""
+
+    def __init__(self, seconds):
+        super().__init__(f"the machine kept the worker waiting {seconds:.0f} s")
+        self.seconds = seconds
 
 
 class ReplayError(Exception):

@@ -35,7 +35,26 @@ def minimal_environment(home):
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
             "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "OMP_NUM_THREADS": "1",
             "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
-            SITE_PACKAGES: os.pathsep.join(site.getsitepackages())}
+            SITE_PACKAGES: os.pathsep.join(package_folders())}
+
+
+def package_folders(root=None):
+    """Where this Python finds its packages, for a worker started with -I -S: the site-packages
+    folders, the user's (pip install --user) and the folders of PYTHONPATH, as sys.path holds them,
+    but never the repository (its solutions) nor a folder that holds it."""
+    from grading.config import ROOT
+    root = os.path.realpath(root or ROOT)
+    found = [*site.getsitepackages()]
+    if site.ENABLE_USER_SITE:
+        found.append(site.getusersitepackages())
+    found += [p for p in sys.path if os.path.isabs(p)]
+    kept = []
+    for folder in found:
+        real = os.path.realpath(folder)
+        inside = real == root or real.startswith(root + os.sep) or root.startswith(real + os.sep)
+        if os.path.isdir(real) and not inside and folder not in kept:
+            kept.append(folder)
+    return kept
 
 
 class Zygote:

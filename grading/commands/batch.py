@@ -39,6 +39,7 @@ from grading.config import EXERCISES, ROOT
 from grading.errors import SessionError
 from grading.i18n import Bi
 from grading.inert import _CONTROLS, inert_line
+from grading.judge.limits import JUDGE_MEMORY, limit_judge_memory
 from grading.judge.session import grade
 from grading.output import report
 
@@ -47,9 +48,6 @@ STATUSES = ("graded", "incomplete", "empty", "refused", "grading error")
 FILES = [f"{name}.py" for name in EXERCISES]
 ZIP_FILES = 500  # entries of one .zip: a repository clone has a few dozen
 ZIP_BYTES = 50 << 20  # bytes of one .zip, extracted: the six files are a few KiB
-# Address space a judge may map beyond what it holds when forked: generous (a judge imports the
-# solutions and pytest, and each thread torch starts reserves a stack and a malloc arena).
-JUDGE_MEMORY = (4 << 30) + (128 << 20) * (os.cpu_count() or 1)
 SPARE_JUDGES = 32  # judges that may be started in place of ones that died, in one batch
 KILL_HOOK = "GRADER_SELFTEST_KILL_JUDGE_AT"  # the self-test's only way to make a judge die
 
@@ -190,21 +188,6 @@ def grade_one(backend, folder, seed, exercises, timeout, missing=()):
         record = record_of("grading error", inert_line(first)[:200],
                            round(time.monotonic() - started, 2))
     return record
-
-
-def limit_judge_memory(extra):
-    """Let this process map at most `extra` bytes more than it holds now (Linux; elsewhere,
-    where RLIMIT_AS or /proc is missing, nothing). The hard limit is left as it is."""
-    try:
-        import resource  # (POSIX only)
-        with open("/proc/self/status") as status:
-            mapped = next(int(line.split()[1]) * 1024 for line in status
-                          if line.startswith("VmSize:"))
-        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-        soft = mapped + extra if hard == resource.RLIM_INFINITY else min(mapped + extra, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-    except (ImportError, OSError, ValueError, StopIteration, AttributeError):
-        pass
 
 
 def _serve_jobs(backend, jobs, out, seed, exercises, timeout):

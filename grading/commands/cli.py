@@ -172,6 +172,35 @@ def exercise_names(text):
     return names
 
 
+def torch_problem(version=None):
+    """What is wrong with this Python's torch for grading (a Bi), or None: missing, or older than
+    OLDEST_TORCH, whose operations the checks were proven on. Read from the package's metadata,
+    without importing torch (the zygote imports it)."""
+    from importlib import metadata, util
+
+    from grading.config import OLDEST_TORCH
+    if version is None:
+        try:
+            version = metadata.version("torch")
+        except metadata.PackageNotFoundError:
+            if util.find_spec("torch") is not None:
+                return None  # a torch without its metadata: nothing to read its release from
+            return Bi("没有找到 torch：先在这个环境里运行 pip install -r requirements.txt",
+                      "torch is not installed: run pip install -r requirements.txt in this "
+                      "environment first")
+    try:
+        release = tuple(int(part) for part in version.split("+")[0].split(".")[:2])
+    except ValueError:
+        return None
+    oldest = ".".join(map(str, OLDEST_TORCH))
+    if release < OLDEST_TORCH:
+        return Bi(f"这里的 torch 是 {version}，评分至少需要 torch {oldest}：运行 pip install -r requirements.txt"
+                  "（装上 torch 2.13.0）",
+                  f"this torch is {version}, and grading needs torch {oldest} or later: run "
+                  "pip install -r requirements.txt (torch 2.13.0)")
+    return None
+
+
 def main(argv=None):
     from grading.walls.audit import install_tripwire, tripwire_wanted
     argv = sys.argv[1:] if argv is None else argv
@@ -258,6 +287,10 @@ def main(argv=None):
         print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
         return USAGE_ERROR
 
+    problem = torch_problem()
+    if problem:
+        print(f"grader.py: {problem.render(args.lang)}", file=sys.stderr)
+        return USAGE_ERROR
     from grading.backends.portable import start
     # Grades that count: a batch, and a results.json (what CI's grade.sh and the Gradescope bundle
     # write). These refuse the portable backend unless it is chosen by name (portable.start).
@@ -330,7 +363,12 @@ def run(args, folder, exercises, backend):
             results = {"seed": seed, "submissions": records,
                        "causes": causes(records, args.lang)}
             return (1 if grading_errors(records) else 0), results
-        result = grade(backend, folder, seed, exercises, call_timeout=timeout)
+        from grading.judge.limits import JUDGE_MEMORY, limit_judge_cpu, limit_judge_memory, restore
+        limits = {**limit_judge_memory(JUDGE_MEMORY), **limit_judge_cpu()}
+        try:
+            result = grade(backend, folder, seed, exercises, call_timeout=timeout)
+        finally:
+            restore(limits)
     except SessionError as error:
         print(Bi("grader.py: 测试没能运行——这是评分程序的问题，不是你代码的问题：\n",
                  "grader.py: the tests could not run — a problem of the grader, not of your "

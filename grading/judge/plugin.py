@@ -28,6 +28,7 @@ from grading.judge.remote import LocalChannel, Module, WorkerChannel
 from grading.judge.worker_handle import ExerciseWorker
 
 REFERENCE_PACKAGE = "reference_solutions"
+BUSY_RETRIES = 1  # a scenario graded again when the machine was too busy for one of its calls
 
 
 @dataclass
@@ -275,9 +276,19 @@ class GradingPlugin:
         return _REFERENCE_OUTPUTS[key]
 
     def run_submission(self, exercise, scenario, params, seed):
-        """The scenario, here, on the learner's module: each of its calls a request to the worker."""
-        channel = WorkerChannel(self._worker(exercise))
-        return scenario(Module(channel), torch.Generator().manual_seed(seed), **params)
+        """The scenario, here, on the learner's module: each of its calls a request to the worker.
+        When the machine was too busy for a call (a WorkerFailure "busy": the wall clock ran out
+        while the worker's own time did not), the scenario runs again, with the same seed, in a
+        new worker; twice busy is a grading error to regrade, never a point lost."""
+        for attempt in range(BUSY_RETRIES + 1):
+            channel = WorkerChannel(self._worker(exercise))
+            try:
+                return scenario(Module(channel), torch.Generator().manual_seed(seed), **params)
+            except WorkerFailure as failure:
+                if failure.kind != "busy":
+                    raise
+        raise GradingError("the machine was too busy to grade this check in time (twice); "
+                           "grade again when it is less loaded")
 
     def reference_module(self, exercise):
         """The solution's module for an exercise, or None in a copy without the solutions."""

@@ -132,17 +132,23 @@ def _known(name):
 
 def allowed(op, overload):
     """Named here (in place too: add_), or ready-made attention; never a random one."""
+    if is_attention(op):
+        return True
     if torch.Tag.nondeterministic_seeded in getattr(overload, "tags", ()):
         return False
     return op in _NAMED or op.rstrip("_") in _NAMED or op in _UNINITIALISED or is_attention(op)
 
 
 def attention_used(record):
-    """The ready-made attention a record names (each once, by its operator's own name)."""
+    """The ready-made attention a record names (each once, by its operator's own name), and the
+    ready-made functions its call reached (record["ready_made"]: on a torch whose
+    F.scaled_dot_product_attention decomposes into plain operations, 2.4, only that shows it)."""
     ops = record.get("ops") if isinstance(record, dict) else None
     names = [operator_name(op[0]) for op in ops if isinstance(op, list) and op] \
         if isinstance(ops, list) else []
-    return sorted({n for n in names if is_attention(n)})
+    called = record.get("ready_made") if isinstance(record, dict) else None
+    names += [n for n in called if isinstance(n, str)] if isinstance(called, list) else []
+    return sorted({n[:80] for n in names if is_attention(n)})
 
 
 def is_attention(op):
@@ -168,8 +174,9 @@ def check(record):
             raise ReplayError("malformed",
                               "an entry of the record is not [name, args, kwargs, grad]")
     for op in record["ops"]:  # randomness first: it explains the rest (dropout's empty_like)
-        overload = _known(op[0])
-        if overload is not None and torch.Tag.nondeterministic_seeded in overload.tags:
+        overload = _known(op[0])  # (ready-made attention is tagged random for its dropout)
+        if overload is not None and torch.Tag.nondeterministic_seeded in overload.tags \
+                and not is_attention(operator_name(op[0])):
             raise ReplayError("random", f"{operator_name(op[0])} draws random numbers",
                               operator_name(op[0]))
     overloads = [resolve(op[0]) for op in record["ops"]]

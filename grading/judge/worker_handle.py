@@ -8,7 +8,9 @@ Failure policy, so that any submission is graded in bounded time and costs only 
 - an import or a call ran over the time limit, or the exercise used up its time budget → the
   worker's process group is killed and the exercise's remaining tests fail at once with the same
   message. Limits count the worker's own time (see Meter), so a busy machine costs no points;
-  a wall-clock backstop of WALL_FACTOR times each limit still bounds every submission;
+- the wall-clock backstop (WALL_FACTOR times a limit) reached while the worker's own time is
+  under the limit → the machine was too busy: the worker is stopped, a WorkerFailure "busy" goes
+  to the plugin, which grades the scenario again once and otherwise reports a grading error;
 - a reply that is not one the worker is meant to send → the exercise's remaining tests fail.
 """
 import os
@@ -18,7 +20,7 @@ import signal
 import time
 
 from grading.config import EXERCISE_BUDGET
-from grading.errors import PeerClosed, ProtocolError, Timeout, WorkerFailure
+from grading.errors import Busy, PeerClosed, ProtocolError, Timeout, WorkerFailure
 from grading.i18n import Bi
 from grading.wire import protocol
 from grading.wire.ops import reply_problem
@@ -52,14 +54,17 @@ def describe_exit(status, during):
 
 
 class Meter:
-    """The seconds a worker has taken since `start()`: its CPU time plus the time it spent asleep
-    (S, D; a worker that sleeps is not working for the judge) or with its main thread gone (Z:
-    the state /proc shows then is the main thread's, whatever its other threads do), read from
-    /proc/PID/stat; time spent waiting for a CPU on a busy machine is not counted. Wall-clock
-    time where /proc is missing."""
+    """What a worker has cost since `start()`, read from /proc/PID/stat: its own CPU time (user
+    and system, all its threads) and, bounded separately, the time it chose to spend asleep (S, or
+    Z: a main thread gone while its other threads live on). Time waiting for a CPU (R) or for the
+    disk (D: a page fault on a machine short of memory) is the machine's, never the learner's;
+    so is time the judge itself was kept from looking (each interval between two readings counts
+    as asleep for at most SLEEP_STEP, and only when both readings show the worker asleep).
+    Where /proc is missing (the portable backend), wall-clock time stands for both."""
 
     TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     POLL = 0.05  # seconds between two readings while a call runs
+    SLEEP_STEP = 2 * POLL  # the most one interval between readings adds to the time asleep
 
     def __init__(self, pid, use_proc=True):
         """use_proc False: the portable backend, which reads no /proc (wall-clock time)."""
@@ -78,26 +83,35 @@ class Meter:
 
     def start(self):
         self.wall_start = time.monotonic()
-        self.base = None  # (seconds charged, CPU seconds) at the first reading
+        first = self._read()
+        self.proc = first is not None
+        self.cpu_start = first[0] if first else 0.0
+        self.cpu_now = self.cpu_start
+        self.asleep = False
         self.slept = 0.0
+        self.last = self.wall_start
 
-    def seconds(self):
-        """Charged so far. Wall-clock time until the first reading: a quick reply (most are)
-        costs no read of /proc, and at most one POLL of wall time."""
+    def read(self):
+        """Take a reading: the CPU time, and the time asleep since the last reading."""
         now = time.monotonic()
         reading = self._read()
         if reading is None:
-            return now - self.wall_start
-        if self.base is None:
-            self.base, self.last = (now - self.wall_start, reading[0]), now
-        elif reading[1] in "SDZ":  # asleep, or a main thread gone (Z) whose threads live on
-            self.slept += now - self.last
-        self.last = now
-        return self.base[0] + reading[0] - self.base[1] + self.slept
+            self.last = now
+            return
+        asleep = reading[1] in "SZ" and reading[0] == self.cpu_now
+        if asleep and self.asleep:
+            self.slept += min(now - self.last, self.SLEEP_STEP)
+        self.cpu_now, self.asleep, self.last = reading[0], asleep, now
+
+    def cpu(self):
+        return self.cpu_now - self.cpu_start if self.proc else self.wall()
+
+    def sleep(self):
+        return self.slept if self.proc else 0.0
 
     def charged(self):
-        """What to charge when the reply has come: read once more only if a reading was taken."""
-        return self.wall() if self.base is None else min(self.seconds(), self.wall())
+        """The learner's seconds: CPU time and time asleep (wall-clock time without /proc)."""
+        return self.cpu() + self.sleep() if self.proc else self.wall()
 
     def wall(self):
         return time.monotonic() - self.wall_start
@@ -134,6 +148,8 @@ class ExerciseWorker:
         try:
             protocol.send(self.sock, protocol.to_wire(message))
             kind, value, output = protocol.reply(self._receive(limit))
+        except Busy as busy:  # (a Timeout: first)
+            raise self._busy(busy) from None
         except Timeout:
             raise self._end_sticky(self._timeout_failure(
                 limit, Bi(f"你的 {self.module}.py 的一次调用", f"one call of your {self.module}.py"),
@@ -159,19 +175,25 @@ class ExerciseWorker:
         return value
 
     def _receive(self, limit):
-        """One message, while the worker's own time stays within `limit` seconds and the wall
-        clock within WALL_FACTOR times that (a generous backstop for a machine that is busy)."""
+        """One message, while the worker's own time (its CPU time; its time asleep, apart) stays
+        within `limit` seconds. The wall clock's backstop, WALL_FACTOR times that, bounds every
+        call; when it is reached with the worker's own time under the limit, the machine was
+        too busy (Busy): not the learner's fault, the call is graded again."""
         meter = Meter(self.pid, use_proc=self.backend.reads_proc)
         meter.start()
 
         def wait(sock):
             while not select.select([sock], [], [], Meter.POLL)[0]:
-                if meter.seconds() > limit or meter.wall() > WALL_FACTOR * limit:
+                meter.read()
+                if meter.cpu() > limit or meter.sleep() > limit:
                     raise Timeout()
+                if meter.wall() > WALL_FACTOR * limit:
+                    raise Busy(meter.wall()) if meter.proc else Timeout()
 
         try:
             return protocol.recv(self.sock, wait=wait)
         finally:
+            meter.read()
             self.spent += meter.charged()
 
     def _start(self):
@@ -184,6 +206,8 @@ class ExerciseWorker:
         self.generation += 1
         try:
             kind, value, output = protocol.ready(self._receive(limit))
+        except Busy as busy:
+            raise self._busy(busy) from None
         except Timeout:
             raise self._end_sticky(self._timeout_failure(
                 limit, Bi(f"导入 {self.module}.py", f"importing {self.module}.py"),
@@ -224,6 +248,15 @@ class ExerciseWorker:
         return WorkerFailure("timeout", Bi(
             f"{doing.zh}超过了 {timeout:g} 秒，被停止了（{guess.zh}）",
             f"{doing.en} took more than {timeout:g} s and was stopped ({guess.en})"))
+
+    def _busy(self, busy):
+        """The machine kept the worker from its work (see _receive): the worker is stopped, and
+        the next request starts a new one; the judge grades the scenario again (plugin)."""
+        self._stop()
+        return WorkerFailure("busy", Bi(
+            f"机器太忙：你的代码自己只用了不到一半的时间，这一次调用却等了 {busy.seconds:.0f} 秒（不扣你的分，会重新评分）",
+            f"the machine was too busy: this call waited {busy.seconds:.0f} s while your code "
+            "itself used far less (no points are taken for it; it is graded again)"))
 
     def _end_sticky(self, failure):
         self._stop()

@@ -12,6 +12,9 @@ from grading.wire.record import SCALAR_ENTRIES, UNINITIALISED, fill_uninitialise
 
 MAX_RECORD = 4000  # operations of one recorded call: a head takes about 30
 MAX_STATE = 1 << 20  # entries of an object's own tensors shown with its first call
+# PyTorch's ready-made attention by its functions' names: on some releases (2.4) a call of
+# F.scaled_dot_product_attention reaches only plain aten operations, which show nothing of it.
+READY_MADE = frozenset({"scaled_dot_product_attention", "multi_head_attention_forward"})
 
 
 # -- what a worker does for the judge -------------------------------------------------------------
@@ -204,6 +207,7 @@ class Executor:
         {"ops": [[name, args, kwargs, grad], …], "output": a reference, "truncated": bool,
          "state": {path: tensor}: the object's tensors before its first recorded call}.
         Nothing here is trusted: the judge replays the record itself."""
+        from torch.overrides import TorchFunctionMode
         from torch.utils._python_dispatch import TorchDispatchMode
         known = {}  # id(tensor) -> its reference; `alive` keeps every one so ids stay unique
         alive = list(args)
@@ -257,10 +261,19 @@ class Executor:
                             known[id(value)] = {"out": [number, j]}
                 return result
 
-        with (torch.enable_grad() if grad else torch.no_grad()), Recorder():
+        ready_made = []  # the ready-made attention functions the call reached, by name
+
+        class Calls(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                name = getattr(func, "__name__", "")
+                if name in READY_MADE and name not in ready_made:
+                    ready_made.append(name)
+                return func(*args, **(kwargs or {}))
+
+        with (torch.enable_grad() if grad else torch.no_grad()), Calls(), Recorder():
             returned = target(*args, **kwargs)
         return returned, {"ops": ops, "output": ref(returned), "truncated": truncated[0],
-                          "state": state}
+                          "state": state, "ready_made": ready_made}
 
 
 def _detached(value):

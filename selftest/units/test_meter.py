@@ -1,6 +1,7 @@
 """Time limits count a worker's own time: its CPU time and the time it sleeps, not the time it
 waits for a CPU on a busy machine (modelled here by a stopped process: it neither runs nor
-sleeps)."""
+sleeps), nor the time the judge itself was kept from looking (issue 23: under memory pressure the
+judge's polls stretched, and the stretch was charged to the learner as sleep)."""
 import os
 import signal
 import subprocess
@@ -33,7 +34,8 @@ def metered(code, seconds, stop=False):
         cpu_at_start = meter._read()[0]
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            charged, wall = meter.seconds(), meter.wall()
+            meter.read()
+            charged, wall = meter.charged(), meter.wall()
             time.sleep(Meter.POLL)
     finally:
         process.kill()
@@ -70,3 +72,25 @@ def test_running_is_charged():
     CPU may come after the meter's last reading)."""
     charged, wall, used = metered("while True: pass", 1.0)
     assert used > 0.02 and used - min(0.1, 0.5 * used) <= charged <= used + 0.01
+
+
+@needs_proc
+def test_a_judge_kept_from_looking_charges_nothing():
+    """A worker waiting for its next request (asleep), and a judge that takes no reading for 2 s
+    (descheduled, its page faults waiting for the disk): the worker's own time is nil. The Meter
+    of d1ed0b4 charged the whole stretch, as wall time before its first reading or as sleep."""
+    process = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                               stdin=subprocess.PIPE)
+    try:
+        time.sleep(0.5)  # started, and waiting on its stdin
+        meter = Meter(process.pid)
+        meter.start()
+        time.sleep(2.0)  # the judge, stalled
+        meter.read()
+        assert meter.wall() > 1.9 and meter.charged() < 0.2
+        time.sleep(1.0)  # stalled again, between two readings that both see it asleep
+        meter.read()
+        assert meter.charged() < 0.3
+    finally:
+        process.kill()
+        process.wait()
