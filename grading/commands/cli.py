@@ -215,8 +215,19 @@ def main(argv=None):
                   file=sys.stderr)
             return USAGE_ERROR
         return 0
-    if tripwire_wanted() and not args.check:  # GRADER_BACKEND=portable on Linux: Linux-only
-        install_tripwire()  # calls raise (--check's own runs of grader.py put it up themselves)
+    # GRADER_BACKEND=portable on Linux: Linux-only calls raise (--check's own runs of grader.py
+    # put it up themselves), until this command is done: a caller in the same process (the
+    # self-test's) goes on without it.
+    stand_down = install_tripwire() if tripwire_wanted() and not args.check else None
+    try:
+        return command(args, argv)
+    finally:
+        if stand_down is not None:
+            stand_down()
+
+
+def command(args, argv):
+    """The command the arguments name, run (see main)."""
     if args.check:
         if not (ROOT / "selftest").is_dir():
             print(Bi("grader.py: --check 是给老师用的；这份拷贝里没有 selftest/",

@@ -30,8 +30,8 @@ def limit_judge_memory(extra):
         soft = mapped + extra if hard == resource.RLIM_INFINITY else min(mapped + extra, hard)
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
         return {"RLIMIT_AS": before}
-    except (ImportError, OSError, ValueError, StopIteration, AttributeError):
-        return {}
+    except (ImportError, OSError, ValueError, StopIteration, AttributeError, RuntimeError):
+        return {}  # (RuntimeError: the tripwire's LinuxOnlyCall, as where /proc is missing)
 
 
 def _out_of_time(signum, frame):
