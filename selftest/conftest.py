@@ -302,7 +302,8 @@ def pytest_collection_modifyitems(config, items):
         if machinery:
             config.hook.pytest_deselected(items=machinery)
             items[:] = [item for item in items if not item.get_closest_marker("full")]
-    items.sort(key=lambda item: ("portable_graded" in item.fixturenames,
+    items.sort(key=lambda item: (item.get_closest_marker("under_load") is not None,
+                                 "portable_graded" in item.fixturenames,
                                  "graded" in item.fixturenames))
 
 

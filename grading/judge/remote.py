@@ -11,6 +11,7 @@ import torch
 
 from grading.errors import WorkerFailure
 from grading.i18n import Bi
+from grading.judge import replay
 from grading.wire import protocol
 from grading.wire.ops import Op
 from grading.worker.executor import Executor
@@ -32,6 +33,13 @@ class Call:
     changed: str = ""
     key: tuple = ()
     budget: object = None  # the exercise's judge-time budget for replays (worker_handle)
+    _program: str = None
+
+    def program(self):
+        """The program the record is, as text (grading.judge.replay.program), made once."""
+        if self._program is None:
+            self._program = replay.program(self.record)
+        return self._program
 
 
 @dataclass

@@ -80,8 +80,25 @@ _FORMATS = {str(f).removeprefix("torch."): f for f in (
     torch.contiguous_format, torch.preserve_format, torch.channels_last)}
 
 
+_RESOLVED = {}  # name -> its overload, or the ReplayError it raises: a record repeats names
+
+
 def resolve(name):
     """The aten operator overload a record names, if the judge replays it; else ReplayError."""
+    found = _RESOLVED.get(name) if isinstance(name, str) else None
+    if found is None:
+        try:
+            found = _resolve(name)
+        except ReplayError as error:
+            found = error
+        if isinstance(name, str) and len(_RESOLVED) < 10_000:
+            _RESOLVED[name] = found
+    if isinstance(found, ReplayError):
+        raise ReplayError(found.kind, str(found), found.name)
+    return found
+
+
+def _resolve(name):
     op = operator_name(name)
     if not op:
         raise ReplayError("operation", f"{name!r} is not one of PyTorch's aten operators",
@@ -173,12 +190,12 @@ def check(record):
                 and (len(op) == 3 or type(op[3]) is bool)):
             raise ReplayError("malformed",
                               "an entry of the record is not [name, args, kwargs, grad]")
-    for op in record["ops"]:  # randomness first: it explains the rest (dropout's empty_like)
-        overload = _known(op[0])  # (ready-made attention is tagged random for its dropout)
+    for name in dict.fromkeys(op[0] for op in record["ops"]):  # randomness first: it explains
+        overload = _known(name)  # the rest (ready-made attention is tagged random: dropout)
         if overload is not None and torch.Tag.nondeterministic_seeded in overload.tags \
-                and not is_attention(operator_name(op[0])):
-            raise ReplayError("random", f"{operator_name(op[0])} draws random numbers",
-                              operator_name(op[0]))
+                and not is_attention(operator_name(name)):
+            raise ReplayError("random", f"{operator_name(name)} draws random numbers",
+                              operator_name(name))
     overloads = [resolve(op[0]) for op in record["ops"]]
     outside = made_outside(record)
     if outside is not None:

@@ -27,6 +27,7 @@ from grading.wire.ops import reply_problem
 
 MAX_RESTARTS = 3
 WALL_FACTOR = 4  # the wall-clock backstop: this many times a limit of the worker's own time
+PORTABLE_FACTOR = 2  # without /proc, a call may take this many times its limit of wall time
 OUTPUT_SHOWN = 4000  # characters of a test's printed output kept and shown
 SIGNAL_NAMES = {getattr(signal, name): text for name, text in {  # those this OS has
     "SIGSEGV": Bi("段错误（SIGSEGV）", "a segmentation fault (SIGSEGV)"),
@@ -109,9 +110,17 @@ class Meter:
     def sleep(self):
         return self.slept if self.proc else 0.0
 
-    def charged(self):
-        """The learner's seconds: CPU time and time asleep (wall-clock time without /proc)."""
-        return self.cpu() + self.sleep() if self.proc else self.wall()
+    def charged(self, reported=None):
+        """The learner's seconds: CPU time and time asleep. Without /proc, the CPU time the worker
+        reported for the request (time.process_time), but at least the wall-clock time divided
+        by PORTABLE_FACTOR (a worker that sleeps, or under-reports, is still charged) and at most
+        the wall-clock time: a machine up to PORTABLE_FACTOR times slower costs nothing."""
+        if self.proc:
+            return self.cpu() + self.sleep()
+        wall = self.wall()
+        if type(reported) in (int, float) and 0 <= reported:
+            return min(max(float(reported), wall / PORTABLE_FACTOR), wall)
+        return wall
 
     def wall(self):
         return time.monotonic() - self.wall_start
@@ -185,16 +194,23 @@ class ExerciseWorker:
         def wait(sock):
             while not select.select([sock], [], [], Meter.POLL)[0]:
                 meter.read()
+                if not meter.proc:  # the wall clock alone, with room for a busy machine
+                    if meter.wall() > PORTABLE_FACTOR * limit:
+                        raise Timeout()
+                    continue
                 if meter.cpu() > limit or meter.sleep() > limit:
                     raise Timeout()
                 if meter.wall() > WALL_FACTOR * limit:
-                    raise Busy(meter.wall()) if meter.proc else Timeout()
+                    raise Busy(meter.wall())
 
+        message = None
         try:
-            return protocol.recv(self.sock, wait=wait)
+            message = protocol.recv(self.sock, wait=wait)
+            return message
         finally:
             meter.read()
-            self.spent += meter.charged()
+            self.spent += meter.charged(message.get("cpu") if isinstance(message, dict)
+                                        else None)
 
     def _start(self):
         if self.sticky is not None:

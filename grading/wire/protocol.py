@@ -152,9 +152,11 @@ def _text(value, limit=MAX_TEXT):
 
 def reply(message):
     """A worker's reply to a request, checked: ("ok", value, output) or ("error", error, output),
-    where error = {"type", "message", "frames": [[file, line, function, source], …]}."""
+    where error = {"type", "message", "frames": [[file, line, function, source], …]}. Its "cpu",
+    the seconds of CPU time the worker says the request took, is the Meter's (worker_handle)."""
     output = _text(message.get("output", ""))
-    if message.keys() - {"ok", "result", "error", "output"} or type(message.get("ok")) is not bool:
+    if message.keys() - {"ok", "result", "error", "output", "cpu"} \
+            or type(message.get("ok")) is not bool:
         raise ProtocolError("a reply of an unknown shape")
     if message["ok"]:
         if "error" in message:

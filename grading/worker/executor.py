@@ -4,6 +4,8 @@ Used by a worker on the submission (grading/worker/main.py serves them over the 
 judge on the solution (judge.remote.LocalChannel), so that both answer the same requests in the same
 way. Imports torch and the wire, nothing of the judge side.
 """
+import contextlib
+
 import torch
 
 from grading.wire.ops import EXECUTOR, Op
@@ -15,6 +17,9 @@ MAX_STATE = 1 << 20  # entries of an object's own tensors shown with its first c
 # PyTorch's ready-made attention by its functions' names: on some releases (2.4) a call of
 # F.scaled_dot_product_attention reaches only plain aten operations, which show nothing of it.
 READY_MADE = frozenset({"scaled_dot_product_attention", "multi_head_attention_forward"})
+# Later releases name it in aten (_safe_softmax, the fused kernels): the function-level mode, which
+# costs every call of a torch function, is needed only before 2.5.
+_NAMES_HIDDEN = tuple(int(n) for n in torch.__version__.split(".")[:2]) < (2, 5)
 
 
 # -- what a worker does for the judge -------------------------------------------------------------
@@ -222,20 +227,24 @@ class Executor:
         ops, truncated = [], [False]
 
         def ref(value):
+            kind = type(value)
+            if kind is list or kind is tuple:
+                return [ref(v) for v in value]
+            if value is None or kind in (bool, int, float, str):
+                return value
             if isinstance(value, torch.Tensor):
-                if id(value) not in known:
+                found = known.get(id(value))
+                if found is None:
                     alive.append(value)
                     small = value.layout == torch.strided and value.numel() <= SCALAR_ENTRIES
-                    known[id(value)] = {"const": torch.Tensor(value.detach()).clone()} if small \
-                        else {"outside": list(value.shape)}
-                return known[id(value)]
-            if isinstance(value, (list, tuple)):
-                return [ref(v) for v in value]
+                    found = known[id(value)] = {"const": torch.Tensor(value.detach()).clone()} \
+                        if small else {"outside": list(value.shape)}
+                return found
             if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
                 return {type(value).__name__: str(value).removeprefix("torch.")}
-            if value is None or isinstance(value, (bool, int, float, str)):
-                return value
             return {"opaque": type(value).__name__}
+
+        names = {}  # func -> (its name, whether it allocates uninitialised memory)
 
         class Recorder(TorchDispatchMode):
             @classmethod
@@ -244,21 +253,28 @@ class Executor:
 
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
-                if len(ops) >= MAX_RECORD:
-                    truncated[0] = True
-                else:
-                    ops.append([str(func), ref(list(args)), {k: ref(v) for k, v in kwargs.items()},
+                named = names.get(func)
+                if named is None:
+                    named = names[func] = (str(func), operator_name(str(func)) in UNINITIALISED)
+                recording = len(ops) < MAX_RECORD
+                if recording:
+                    ops.append([named[0], ref(args), {k: ref(v) for k, v in kwargs.items()},
                                 torch.is_grad_enabled()])
+                else:
+                    truncated[0] = True
                 result = func(*args, **kwargs)
-                if operator_name(str(func)) in UNINITIALISED and isinstance(result, torch.Tensor):
+                if named[1] and isinstance(result, torch.Tensor):
                     fill_uninitialised(result)  # as the judge's replay fills it
-                if not truncated[0]:
+                if recording:
                     number = len(ops) - 1
-                    results = result if isinstance(result, (list, tuple)) else [result]
-                    for j, value in enumerate(results):
-                        if isinstance(value, torch.Tensor):
-                            alive.append(value)
-                            known[id(value)] = {"out": [number, j]}
+                    if isinstance(result, torch.Tensor):
+                        alive.append(result)
+                        known[id(result)] = {"out": [number, 0]}
+                    elif isinstance(result, (list, tuple)):
+                        for j, value in enumerate(result):
+                            if isinstance(value, torch.Tensor):
+                                alive.append(value)
+                                known[id(value)] = {"out": [number, j]}
                 return result
 
         ready_made = []  # the ready-made attention functions the call reached, by name
@@ -270,7 +286,8 @@ class Executor:
                     ready_made.append(name)
                 return func(*args, **(kwargs or {}))
 
-        with (torch.enable_grad() if grad else torch.no_grad()), Calls(), Recorder():
+        with (torch.enable_grad() if grad else torch.no_grad()), \
+                (Calls() if _NAMES_HIDDEN else contextlib.nullcontext()), Recorder():
             returned = target(*args, **kwargs)
         return returned, {"ops": ops, "output": ref(returned), "truncated": truncated[0],
                           "state": state, "ready_made": ready_made}

@@ -25,6 +25,7 @@ import signal
 import socket
 import sys
 import tempfile
+import time
 import traceback
 
 SUBMISSION_PACKAGE = "submission"  # the name a submission folder is imported under, in a worker
@@ -207,6 +208,7 @@ def _serve_requests(sock, module, package_dir, output):
             return False
         if request.get("op") == Op.RELEASE:  # the portable backend's: see portable_main
             return True
+        started = time.process_time()  # what the request cost: the portable backend's Meter
         try:
             if request["op"] == Op.DEMO:  # not grading: the demo trains the learner's head here
                 import grading.demo.training
@@ -217,6 +219,7 @@ def _serve_requests(sock, module, package_dir, output):
         except BaseException as error:  # noqa: B036
             reply = {"ok": False, "error": _describe(error, package_dir)}
         reply["output"] = output.read_new()
+        reply["cpu"] = time.process_time() - started
         protocol.send(sock, reply)
 
 
