@@ -113,13 +113,13 @@ class Meter:
     def charged(self, reported=None):
         """The learner's seconds: CPU time and time asleep. Without /proc, the CPU time the worker
         reported for the request (time.process_time), but at least the wall-clock time divided
-        by PORTABLE_FACTOR (a worker that sleeps, or under-reports, is still charged) and at most
-        the wall-clock time: a machine up to PORTABLE_FACTOR times slower costs nothing."""
+        by WALL_FACTOR (a worker that sleeps, or under-reports, is still charged) and at most
+        the wall-clock time: a machine up to WALL_FACTOR times slower costs nothing."""
         if self.proc:
             return self.cpu() + self.sleep()
         wall = self.wall()
         if type(reported) in (int, float) and 0 <= reported:
-            return min(max(float(reported), wall / PORTABLE_FACTOR), wall)
+            return min(max(float(reported), wall / WALL_FACTOR), wall)
         return wall
 
     def wall(self):
