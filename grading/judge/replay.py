@@ -250,17 +250,18 @@ def made_outside(record):
 def program(record):
     """The program a record is, as text: two calls whose records give the same text computed the
     same way (the same operations, on the same kinds of references, with the same numbers)."""
-    def plain(value):
+    def plain(value):  # what json cannot write itself: a tensor (a number's, else its shape)
         if isinstance(value, torch.Tensor):
-            return ["tensor", value.tolist() if value.numel() <= SCALAR_ENTRIES else None]
-        if isinstance(value, (list, tuple)):
-            return [plain(v) for v in value]
-        if isinstance(value, dict):
-            return {str(k): plain(v) for k, v in value.items()}
-        return value if not isinstance(value, float) or math.isfinite(value) else repr(value)
+            return ["tensor", value.tolist() if value.numel() <= SCALAR_ENTRIES
+                    else list(value.shape)]
+        return repr(value)
     ops = record.get("ops") if isinstance(record, dict) else None
-    return json.dumps([plain([op[:3] for op in ops] if isinstance(ops, list) else None),
-                       plain(record.get("output") if isinstance(record, dict) else None)])
+    try:
+        return json.dumps([[op[:3] for op in ops] if isinstance(ops, list) else None,
+                           record.get("output") if isinstance(record, dict) else None],
+                          default=plain, allow_nan=True, check_circular=False)
+    except (TypeError, ValueError, RecursionError):
+        return repr(record)[:100_000]
 
 
 class Budget:
