@@ -40,8 +40,10 @@ def minimal_environment(home):
 
 def package_folders(root=None):
     """Where this Python finds its packages, for a worker started with -I -S: the site-packages
-    folders, the user's (pip install --user) and the folders of PYTHONPATH, as sys.path holds them,
-    but never the repository (its solutions) nor a folder that holds it."""
+    folders (a venv's too, the README's .venv inside the repository included), the user's (pip
+    install --user) and the folders of PYTHONPATH, as sys.path holds them; but never the
+    repository itself, a folder of it that is not a package folder (tests/, solutions/), nor a
+    folder that holds it: a worker may read these folders."""
     from grading.config import ROOT
     root = os.path.realpath(root or ROOT)
     found = [*site.getsitepackages()]
@@ -51,8 +53,11 @@ def package_folders(root=None):
     kept = []
     for folder in found:
         real = os.path.realpath(folder)
-        inside = real == root or real.startswith(root + os.sep) or root.startswith(real + os.sep)
-        if os.path.isdir(real) and not inside and folder not in kept:
+        holds_root = real == root or root.startswith(real.rstrip(os.sep) + os.sep)
+        in_root = real.startswith(root + os.sep)
+        packages = {"site-packages", "dist-packages"} & set(real.split(os.sep))
+        if os.path.isdir(real) and not holds_root and (packages or not in_root) \
+                and folder not in kept:
             kept.append(folder)
     return kept
 
