@@ -18,6 +18,11 @@ def inert(text):
     return _CONTROLS.sub("", str(text))
 
 
+def is_inert(text):
+    """True when inert(text) would change nothing."""
+    return _CONTROLS.search(text) is None
+
+
 def inert_line(text):
     """One line: `inert(text)` with newlines and tabs turned into spaces."""
     return inert(text).replace("\n", " ").replace("\t", " ")

@@ -25,7 +25,7 @@ class Call:
     (a buffer, a mask). `changed`: a path whose tensor a later call showed with another value
     (state kept from one call to the next). `key`: calls with the same key must be the same
     program."""
-    record: object
+    shown: object  # the record as it came: its operations packed (grading.wire.protocol.Packed)
     args: list
     output: object
     tensors: dict = field(default_factory=dict)
@@ -34,6 +34,17 @@ class Call:
     key: tuple = ()
     budget: object = None  # the exercise's judge-time budget for replays (worker_handle)
     _program: str = None
+    _record: object = None
+
+    @property
+    def record(self):
+        """The record, its operations decoded (on first use: most calls' are never read)."""
+        if self._record is None:
+            record = self.shown
+            if isinstance(record, dict) and isinstance(record.get("ops"), protocol.Packed):
+                record = {**record, "ops": record["ops"].value}
+            self._record = record
+        return self._record
 
     def program(self):
         """The program the record is, as text (grading.judge.replay.program), made once."""
@@ -83,7 +94,7 @@ class Channel:
             changed = next((path for path, tensor in shown.items() if path not in held.state
                             or not _equal(tensor, held.state[path])), "")
         shapes = tuple(tuple(a.shape) if isinstance(a, torch.Tensor) else repr(a) for a in args)
-        return Call(record=record, output=reply.get("output"),
+        return Call(shown=record, output=reply.get("output"),
                     args=[a.clone() if isinstance(a, torch.Tensor) else a for a in args],
                     tensors={**held.state, **held.weights}, trainable=frozenset(held.trainable),
                     changed=changed, key=(repr(sorted(target.items())), shapes, grad is not None),

@@ -99,10 +99,10 @@ def resolve(name):
 
 
 def _resolve(name):
-    op = operator_name(name)
+    op = operator_name(name)[:80]  # (a name in a record is the worker's text: shown bounded)
     if not op:
-        raise ReplayError("operation", f"{name!r} is not one of PyTorch's aten operators",
-                          str(name)[:80])
+        raise ReplayError("operation", f"{str(name)[:80]!r} is not one of PyTorch's aten "
+                          "operators", str(name)[:80])
     if op in _REFUSED:
         kind = "outside" if op in ("_local_scalar_dense", "item", "equal", "is_nonzero") \
             else "operation"
@@ -110,7 +110,8 @@ def _resolve(name):
     try:
         overload = getattr(getattr(torch.ops.aten, op), name.split(".")[2])
     except (AttributeError, RuntimeError):
-        raise ReplayError("operation", f"{name!r} is no operator of this PyTorch", op) from None
+        raise ReplayError("operation", f"{name[:160]!r} is no operator of this PyTorch",
+                          op) from None
     if not allowed(op, overload):
         raise ReplayError("operation", f"{op} is not replayed", op)
     return overload

@@ -17,7 +17,7 @@ import time
 import torch
 
 from grading.errors import PeerClosed, ProtocolError, Timeout
-from grading.inert import inert
+from grading.inert import inert, is_inert
 
 MAX_MESSAGE = 16 * 1024 * 1024  # bytes; a (B, T, T) of float32 for any test shape is far below this
 MAX_DEPTH = 12  # nesting of a decoded value: the exercises return at most a tuple of tensors
@@ -43,6 +43,71 @@ class NotATensor:
 
     def __repr__(self):
         return f"<{self.type_name}, not a torch.Tensor>"
+
+
+class Packed:
+    """A value that crosses as JSON text inside a message, decoded only when the judge reads it
+    (`.value`): a call's recorded operations, which most checks never read. It is plain JSON —
+    None, bool, numbers, text, lists, string-keyed objects — and tensors (tuples arrive as
+    lists), encoded by json's own encoder, at C speed. Text that does not decode to such a value,
+    within the limits of one message, reads as None (a record that is not one)."""
+
+    def __init__(self, value=None, text=None):
+        self._value, self.text = value, text
+
+    @property
+    def value(self):
+        if self.text is not None:
+            try:
+                if "\\" in self.text or not is_inert(self.text):  # text to make inert
+                    self._value = _unpacked(json.loads(self.text), 0, [MAX_VALUES], {})
+                else:  # all of it inert already: json's own decoder is the whole walk
+                    self._value = json.loads(self.text, object_hook=_tensor_or_object)
+            except (ValueError, RecursionError, ProtocolError):
+                self._value = None
+            self.text = None
+        return self._value
+
+    def encoded(self):
+        return json.dumps(self._value, ensure_ascii=False, default=_packed_tensor,
+                          check_circular=False) if self.text is None else self.text
+
+    def __repr__(self):
+        return "<packed>"
+
+
+def _packed_tensor(value):
+    if type(value) in (torch.Tensor, torch.nn.Parameter):
+        return to_wire(value)
+    raise TypeError(f"{type(value).__name__} in a packed value")
+
+
+def _tensor_or_object(value):
+    return _tensor(value) if "__tensor__" in value else value
+
+
+def _unpacked(value, depth, budget, texts):
+    """Packed.value's strict decoding; `texts`: the strings decoded so far (a record repeats its
+    operators' names)."""
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        raise ProtocolError("a packed value too large or nested too deeply")
+    kind = type(value)
+    if value is None or kind is bool or kind is int or kind is float:
+        return value
+    if kind is str:
+        found = texts.get(value)
+        if found is None:
+            found = texts[value] = _text(value)
+        return found
+    if kind is list:
+        return [_unpacked(v, depth + 1, budget, texts) for v in _items(value)]
+    if kind is dict:
+        if "__tensor__" in value:
+            return _tensor(value)
+        return {_unpacked(k, depth, budget, texts): _unpacked(v, depth + 1, budget, texts)
+                for k, v in _items(value).items()}
+    raise ProtocolError("unexpected value in a packed value")
 
 
 class Handle:
@@ -72,6 +137,8 @@ def to_wire(value):
                 "data": base64.b64encode(raw).decode("ascii")}
     if isinstance(value, Handle):
         return {"__handle__": value.number, "type": value.type_name}
+    if isinstance(value, Packed):
+        return {"__packed__": value.encoded()}
     if isinstance(value, (list, tuple)):
         return {"__tuple__": [to_wire(v) for v in value]} if isinstance(value, tuple) \
             else [to_wire(v) for v in value]
@@ -105,6 +172,8 @@ def from_wire(value, depth=0, budget=None):
     if "__dict__" in value and isinstance(value["__dict__"], dict):
         return {_text(k): from_wire(v, depth + 1, budget)
                 for k, v in _items(value["__dict__"]).items()}
+    if "__packed__" in value and isinstance(value["__packed__"], str):
+        return Packed(text=value["__packed__"])  # bounded by the message's size
     if "__float__" in value and value["__float__"] in ("inf", "-inf", "nan"):
         return float(value["__float__"])
     if "__not_a_tensor__" in value and isinstance(value["__not_a_tensor__"], str):

@@ -9,7 +9,7 @@ import contextlib
 import torch
 
 from grading.wire.ops import EXECUTOR, Op
-from grading.wire.protocol import Handle
+from grading.wire.protocol import Handle, Packed
 from grading.wire.record import SCALAR_ENTRIES, UNINITIALISED, fill_uninitialised, operator_name
 
 MAX_RECORD = 4000  # operations of one recorded call: a head takes about 30
@@ -209,7 +209,8 @@ class Executor:
         """Run one call and show its work: (what it returned, its record). The record holds every
         aten operation the call reached, below autograd, in order, as data, with whether
         autograd was on for it (see grading.wire.record for the references):
-        {"ops": [[name, args, kwargs, grad], …], "output": a reference, "truncated": bool,
+        {"ops": [[name, args, kwargs, grad], …] (packed: the judge decodes them only for the
+         checks that read them), "output": a reference, "truncated": bool,
          "state": {path: tensor}: the object's tensors before its first recorded call}.
         Nothing here is trusted: the judge replays the record itself."""
         from torch.overrides import TorchFunctionMode
@@ -289,7 +290,8 @@ class Executor:
         with (torch.enable_grad() if grad else torch.no_grad()), \
                 (Calls() if _NAMES_HIDDEN else contextlib.nullcontext()), Recorder():
             returned = target(*args, **kwargs)
-        return returned, {"ops": ops, "output": ref(returned), "truncated": truncated[0],
+        output = ref(returned)  # (before packing: it may add a reference)
+        return returned, {"ops": Packed(ops), "output": output, "truncated": truncated[0],
                           "state": state, "ready_made": ready_made}
 
 

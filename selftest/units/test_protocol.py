@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from grading.errors import PeerClosed, ProtocolError
+from grading.inert import inert
 from grading.wire import protocol
 
 
@@ -89,3 +90,21 @@ def test_learner_text_arrives_inert():
     assert kind == "error" and output == "[2J[HTotal 100/100\n"
     assert error["type"] == "ValueError" and error["message"] == "bad ]0;title evil"
     assert error["frames"] == [["ex5[31m.py", 3, "f ", "x = 1"]]
+
+
+@pytest.mark.parametrize("name", ["aten.mm.default", "aten.\x1b[2Jmm\u202e.default",
+                                  "aten.mm\u202e\u200b.default",
+                                  "aten.mm\\u202e.default", "a\rb"])
+def test_a_packed_record_decodes_as_sent_and_its_text_arrives_inert(name):
+    """The fast path (json's decoder alone) is taken only for text with nothing to make inert."""
+    ops = [[name, [{"in": 0}, {"const": torch.tensor(-1.5)}, [2, 3], float("-inf")], {}, True]]
+    back = roundtrip({"record": {"ops": protocol.Packed(ops)}})["record"]["ops"].value
+    assert back[0][0] == inert(name) and back[0][1][0] == {"in": 0}
+    assert type(back[0][1][1]["const"]) is torch.Tensor and back[0][1][1]["const"].item() == -1.5
+    assert back[0][1][2:] == [[2, 3], float("-inf")] and back[0][2:] == [{}, True]
+
+
+@pytest.mark.parametrize("text", ["[", '{"__tensor__": "float32", "shape": [9], "data": ""}',
+                                  "[" * 100_000 + "]" * 100_000, '[{"a": NaN}, {"__tensor__": 1}]'])
+def test_a_packed_value_that_is_not_one_reads_as_none(text):
+    assert protocol.from_wire({"__packed__": text}).value is None

@@ -55,6 +55,8 @@ def _tensors(function):
             return type(value)(spoil(v) for v in value)
         if isinstance(value, dict):
             return {k: spoil(v) for k, v in value.items()}
+        if isinstance(value, protocol.Packed):  # a record's operations
+            return protocol.Packed(spoil(value.value))
         return value
     return spoil
 
@@ -116,6 +118,8 @@ def plausible(hostile, right):
     if isinstance(hostile, dict) and isinstance(right, dict):
         return hostile.keys() == right.keys() and all(plausible(hostile[k], right[k])
                                                       for k in hostile)
+    if isinstance(hostile, protocol.Packed) and isinstance(right, protocol.Packed):
+        return plausible(hostile.value, right.value)
     if isinstance(hostile, (protocol.Handle, protocol.NotATensor)):
         return type(hostile) is type(right) and vars(hostile) == vars(right)
     if isinstance(hostile, float) and isinstance(right, float):
