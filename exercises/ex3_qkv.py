@@ -10,8 +10,9 @@
 顺序返回三者。
 
 会检查：三个输出的形状都是 (B, T, head_size)（head_size 与 n_embd 不同）；线性层没有偏置
-（输入全 0 时输出也全 0）；三个层的形状是 n_embd → head_size；顺序是 (q, k, v)；与参考答案在多组
-随机输入上一致（测试会用自己的随机数设置这三个层的权重）。
+（输入全 0 时输出也全 0）；三个层的形状是 n_embd → head_size；顺序是 (q, k, v)；x 不被改动；
+损失的梯度能传到 x 和三个层的权重；与参考答案在多组随机输入上一致（其中有 B = T = 1；测试会用
+自己的随机数设置这三个层的权重）。
 
 Exercise 3 · Self-attention: query, key, value
 
@@ -26,8 +27,9 @@ Write: `self.query`, `self.key`, `self.value` in `__init__`; `forward(x)` return
 (q, k, v).
 
 Checked: all three outputs are (B, T, head_size) (head_size differs from n_embd); no bias (a zero input
-gives zero outputs); each layer maps n_embd → head_size; the order is (q, k, v); agreement with the
-reference on fresh random inputs (the test sets the three layers' weights from its own generator).
+gives zero outputs); each layer maps n_embd → head_size; the order is (q, k, v); x is left unchanged;
+a loss's gradients reach x and the three layers' weights; agreement with the reference on fresh
+random inputs (B = T = 1 among them; the test sets the three layers' weights from its own generator).
 """
 import torch
 import torch.nn as nn

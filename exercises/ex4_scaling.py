@@ -8,7 +8,8 @@ softmax 会变得过于极端；所以乘以 head_size ** -0.5，即除以 head_
     q, k: (B, T, head_size) → weights: (B, T, T) = q @ kᵀ · head_size^-0.5
 
 会检查：形状是 (B, T, T)（T 与 head_size 不同）；q、k 是单位高斯随机数时，缩放后的分数方差约为 1
-（不缩放时约为 head_size）；与参考答案在多组随机输入上一致。
+（不缩放时约为 head_size）；q、k 不被改动；损失的梯度能传到 q 和 k；与参考答案在多组随机
+输入上一致（其中有 B = T = 1）。
 
 Exercise 4 · Dot-product scores and scaling
 
@@ -21,7 +22,8 @@ last dimension of q and k: head_size = q.shape[-1].
     q, k: (B, T, head_size) → weights: (B, T, T) = q @ kᵀ · head_size^-0.5
 
 Checked: the shape (B, T, T) (T differs from head_size); with unit-Gaussian q and k the scaled scores
-have variance ≈ 1 (unscaled ≈ head_size); agreement with the reference on fresh random inputs.
+have variance ≈ 1 (unscaled ≈ head_size); q and k are left unchanged; a loss's gradients reach q and
+k; agreement with the reference on fresh random inputs (B = T = 1 among them).
 """
 import torch
 

@@ -11,7 +11,8 @@ n_embd 个数值就是这个字的向量。这张表本身也是参数，会在�
 
 会检查：输出形状是 (B, T, n_embd)（vocab_size 与 n_embd 不同，维度写反会被发现）；每个字的向量
 正是它在表中的那一行；这张表是可训练的参数；超出 [0, vocab_size) 的编号必须报 IndexError，而不是
-被悄悄折回范围内；与参考答案在多组随机输入上一致。
+被悄悄折回范围内；输入的编号不被改动；与参考答案在多组随机输入上一致（其中有 B = T = 1：
+一个样本、一个字）。
 
 Exercise 1 · Upgrade the representation: a vector for every character
 
@@ -26,8 +27,8 @@ Write: in `__init__`, `self.token_embedding_table = nn.Embedding(vocab_size, n_e
 
 Checked: the output shape (B, T, n_embd) (vocab_size differs from n_embd, so swapped dimensions show);
 each token's vector is its row of the table; the table is a trainable parameter; ids outside
-[0, vocab_size) raise IndexError instead of being wrapped into range; agreement with the reference
-on fresh random inputs.
+[0, vocab_size) raise IndexError instead of being wrapped into range; the ids are left unchanged;
+agreement with the reference on fresh random inputs (B = T = 1 among them: one example, one token).
 """
 import torch
 import torch.nn as nn

@@ -9,8 +9,8 @@
     average_context(x):  x: (B, T, C) → (B, T, C)
 
 会检查：每一行之和为 1；上三角（未来的位置）全为 0；第 0 行是 [1, 0, ...]，第 i 行是前 i+1 个
-1/(i+1)；位置 t 的输出是 x[:, :t+1] 的平均；改动 t 之后的输入不会改变 t 及之前的输出；与参考答案
-在多组随机输入上一致。
+1/(i+1)；位置 t 的输出是 x[:, :t+1] 的平均；改动 t 之后的输入不会改变 t 及之前的输出；x 不被改动；
+损失对 x 的梯度能传回去；与参考答案在多组随机输入上一致（其中有 B = T = 1）。
 
 Exercise 2 · A first attempt: average over the context
 
@@ -25,7 +25,8 @@ i+1 vectors. Row 0 of weights is [1, 0, 0, ...], row 1 is [0.5, 0.5, 0, ...], ro
 
 Checked: rows sum to 1; the upper triangle (the future) is 0; row 0 is [1, 0, ...] and row i holds
 i+1 entries of 1/(i+1); output t is the mean of x[:, :t+1]; changing inputs after t never changes
-outputs up to t; agreement with the reference on fresh random inputs.
+outputs up to t; x is left unchanged; a loss's gradient reaches x; agreement with the reference on
+fresh random inputs (B = T = 1 among them).
 """
 import torch
 

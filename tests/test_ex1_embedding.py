@@ -1,10 +1,10 @@
 """Exercise 1 · token embedding (先升级表示): (B, T) ids → (B, T, n_embd) vectors."""
 import torch
 
-from grading.checks.expect import expect_close, expect_tensor, fail
+from grading.checks.expect import expect_close, expect_inputs_unchanged, expect_tensor, fail
 from grading.checks.scenario import SHAPES, hidden, public, raises, randn, set_embedding, trainable_shapes
 from grading.checks.shown_work import vjp
-from grading.diagnosis.causes import Diagnosis, close, finite
+from grading.diagnosis.causes import Diagnosis, changed_everywhere, close, finite, modifies_input_diagnosis
 from grading.i18n import Bi
 
 # -- scenarios: run on the submission in a worker and on the solution in the judge ---------------
@@ -22,6 +22,22 @@ def embed(ex, gen, B, T, vocab_size, n_embd):
     m.eval()
     with torch.no_grad():
         return m(inputs["idx"])  # (B, T, n_embd)
+
+
+def inputs_after(ex, gen, B, T, vocab_size, n_embd):
+    """The judge's copy of the ids, the ids as the learner's forward left them, and its output."""
+    m = ex.TokenEmbedding(vocab_size, n_embd)
+    inputs = draw(gen, B, T, vocab_size, n_embd)
+    set_embedding(m, inputs["table"])
+    m.eval()
+    sent = [inputs["idx"].clone()]
+    out, after = m.call_inputs(inputs["idx"])
+    return sent, after, out
+
+
+def ids_after(ex, gen, B, T, vocab_size, n_embd):
+    """inputs_after without the output: the judge's ids and the ids as forward left them."""
+    return inputs_after(ex, gen, B, T, vocab_size, n_embd)[:2]
 
 
 def parameters(ex, gen, vocab_size, n_embd):
@@ -175,7 +191,18 @@ def test_every_row_learns(submission):
                            "the sum of the output gradients where the row was looked up is"))
 
 
-@public(2)
+@public(1, after=["test_shape"])
+def test_inputs_unchanged(submission):
+    """forward leaves the ids as they were: no in-place operation on its input
+    forward 不改动输入的编号：不对输入做原地运算"""
+    for shape in SHAPES:
+        sent, after, out = submission(inputs_after, **sizes(shape))
+        expect_inputs_unchanged(sent, after, "forward(idx)", ("idx",))
+        expect_tensor(out, "forward(idx)", (shape["B"], shape["T"], shape["n_embd"]),
+                      ("B", "T", "n_embd"))
+
+
+@public(1)
 def test_ids_out_of_range_raise(submission):
     """token ids outside [0, vocab_size) raise IndexError instead of being wrapped into range
     超出 [0, vocab_size) 的编号报 IndexError，而不是被折回范围内"""
@@ -197,8 +224,8 @@ def test_ids_out_of_range_raise(submission):
 
 @hidden(2)
 def test_matches_reference(compare):
-    """matches the reference on fresh random ids, three shape sets
-    在三组形状的全新随机编号上与参考答案一致"""
+    """matches the reference on fresh random ids, four shape sets (B = T = 1 among them)
+    在四组形状（其中一组 B = T = 1）的全新随机编号上与参考答案一致"""
     for shape in SHAPES:
         got, want = compare(embed, **sizes(shape))
         expect_close(got, want, "forward(idx)", ("B", "T", "n_embd"))
@@ -278,6 +305,10 @@ def diagnose(probe):
                          "Ids outside the vocabulary are turned into ids in range (idx % vocab_size "
                          "or a clamp, say). Such an id means the data is wrong: let nn.Embedding "
                          "raise IndexError instead of quietly turning it into another character")
+    changed = changed_everywhere(probe, ids_after, [sizes(s) for s in SHAPES], ("idx",))
+    if changed:
+        return modifies_input_diagnosis("ex1", "forward", changed,
+                                        "self.token_embedding_table(idx)")
     return learning_diagnosis(probe, shape)
 
 

@@ -1,10 +1,25 @@
 """Exercise 2 · averaging the context (对前文取平均): weights = normalised tril; weights @ x."""
 import torch
 
-from grading.checks.expect import SHOULD_BE, expect_close, expect_dtype, expect_tensor, fail, upper_triangle
+from grading.checks.expect import (
+    SHOULD_BE,
+    expect_close,
+    expect_dtype,
+    expect_gradients,
+    expect_inputs_unchanged,
+    expect_tensor,
+    fail,
+    upper_triangle,
+)
 from grading.checks.scenario import SHAPES, hidden, public, randn, returned_or_raised
-from grading.checks.shown_work import LONG_T, Consistent, expect_no_loop, loops, shown_work
-from grading.diagnosis.causes import Diagnosis, close
+from grading.checks.shown_work import LONG_T, Consistent, expect_no_loop, loops, shown_work, vjp
+from grading.diagnosis.causes import (
+    Diagnosis,
+    changed_everywhere,
+    close,
+    detached_diagnosis,
+    modifies_input_diagnosis,
+)
 from grading.diagnosis.slips import Way, lesson, named_slips, slip_diagnosis
 from grading.i18n import Bi
 
@@ -42,6 +57,24 @@ def average_with_future_changed(ex, gen, B, T, C):
     return outs
 
 
+def inputs_after(ex, gen, B, T, C):
+    """The judge's copy of x, and x as the learner's call left it."""
+    x = draw(gen, B, T, C)
+    sent = [x.clone()]
+    _, after = ex.average_context.call_inputs(x)
+    return sent, after
+
+
+def learning(ex, gen, B, T, C, verified=True):
+    """The gradient of Σ grad_output · average_context(x) for x, as training would send it back.
+    verified=False: the worker's own, for a diagnosis (see grading.checks.shown_work.vjp)."""
+    x = draw(gen, B, T, C)
+    reply = vjp(ex.average_context, [x], wrt=[0], grad_output=randn(gen, B, T, C),
+                what="average_context", verified=verified)
+    grads = reply.get("input_grads") if isinstance(reply, dict) else None
+    return {"x": grads[0] if isinstance(grads, list) and grads else None}
+
+
 def calls(ex, gen, C):
     """The recorded work of average_context at two lengths and two batch sizes."""
     return shown_work(ex.average_context, lambda B, T: (randn(gen, B, T, C),))
@@ -62,7 +95,7 @@ def checked_matrix(value, T):
 
 # -- tests ----------------------------------------------------------------------------------------
 
-@public(2)
+@public(1)
 def test_rows_sum_to_one(submission):
     """averaging_matrix: every row sums to 1
     averaging_matrix：每一行之和为 1"""
@@ -91,7 +124,7 @@ def test_future_is_zero(submission):
                  "lower-triangular")
 
 
-@public(2)
+@public(1)
 def test_row_i_is_one_over_i_plus_one(submission):
     """averaging_matrix: row 0 is [1, 0, …], row i is 1/(i+1) on its first i+1 entries
     averaging_matrix：第 0 行是 [1, 0, …]，第 i 行的前 i+1 个数都是 1/(i+1)"""
@@ -147,6 +180,15 @@ def test_vectorised(submission):
                    lambda: submission.source.loops("average_context"), most=60)
 
 
+@public(1, after=["test_mean_of_the_past"])
+def test_inputs_unchanged(submission):
+    """average_context leaves x as it was: no in-place operation on its input
+    average_context 不改动 x：不对输入做原地运算"""
+    for shape in shapes():
+        sent, after = submission(inputs_after, **shape)
+        expect_inputs_unchanged(sent, after, "average_context(x)", ("x",))
+
+
 @hidden(1)
 def test_matrix_matches_reference(compare):
     """averaging_matrix matches the reference for T = 1, 5, 8, 12
@@ -158,11 +200,20 @@ def test_matrix_matches_reference(compare):
 
 @hidden(2)
 def test_average_matches_reference(compare):
-    """average_context matches the reference on fresh random x, three shape sets and a long one
-    在三组形状和一个长序列的全新随机 x 上 average_context 与参考答案一致"""
+    """average_context matches the reference on fresh random x, four shape sets (B = T = 1 among them) and a long one
+    在四组形状（其中一组 B = T = 1）和一个长序列的全新随机 x 上 average_context 与参考答案一致"""
     for shape in shapes() + [dict(B=2, T=LONG_T, C=SHAPES[0]["n_embd"])]:
         got, want = compare(average, **shape)
         expect_close(got, want, "average_context(x)", ("B", "T", "C"))
+
+
+@hidden(1)
+def test_gradients_match_reference(compare):
+    """a loss's gradient for x matches the reference's: training can send it back through
+    损失对 x 的梯度与参考答案一致：训练时梯度能传回去"""
+    for shape in shapes()[:2]:
+        got, want = compare(learning, **shape)
+        expect_gradients(got, want, {"x": ("B", "T", "C")})
 
 
 # -- diagnoses ------------------------------------------------------------------------------------
@@ -353,6 +404,12 @@ def diagnose(probe):
                          "The next step's linear layers hold float32 weights, and mixed types "
                          "are an error: compute it with torch, weights @ x, or convert it back: "
                          ".to(x.dtype)")
+    changed = changed_everywhere(probe, inputs_after, shapes(), ("x",))
+    if changed:
+        return modifies_input_diagnosis("ex2", "average_context", changed,
+                                        "x_averaged = weights @ x")
+    if probe.submission(learning, verified=False, **shapes()[0])["x"] is None:
+        return detached_diagnosis("ex2", "average_context", ["x"])
     if loops(probe.submission(calls, C=SHAPES[0]["n_embd"]), most=60):
         return Diagnosis("ex2.loop",
                          "结果是对的，但用了 Python 循环。课文说\u201c直接用循环来求平均效率较低\u201d："

@@ -1,9 +1,24 @@
 """Exercise 3 · query, key, value (查询、键、值): three Linear(n_embd, head_size, bias=False)."""
 import torch
 
-from grading.checks.expect import expect_close, expect_sequence, expect_tensor, fail
+from grading.checks.expect import (
+    expect_close,
+    expect_gradients,
+    expect_inputs_unchanged,
+    expect_sequence,
+    expect_tensor,
+    fail,
+)
 from grading.checks.scenario import SHAPES, draw_qkv, hidden, public, raises, randn, set_linear
-from grading.diagnosis.causes import Diagnosis, close, finite
+from grading.checks.shown_work import vjp
+from grading.diagnosis.causes import (
+    Diagnosis,
+    changed_everywhere,
+    close,
+    detached_diagnosis,
+    finite,
+    modifies_input_diagnosis,
+)
 from lesson_steps import layer_shape_diagnosis
 
 NAMES = ("q", "k", "v")
@@ -24,6 +39,39 @@ def project(ex, gen, B, T, n_embd, head_size, zero_input=False):
     x = torch.zeros_like(inputs["x"]) if zero_input else inputs["x"]
     with torch.no_grad():
         return m(x)
+
+
+def built(ex, gen, B, T, n_embd, head_size):
+    """A QKV with the drawn weights, in eval mode, and the drawn inputs."""
+    m = ex.QKV(n_embd, head_size)
+    inputs = draw(gen, B, T, n_embd, head_size)
+    for name in LAYERS:
+        set_linear(m, name, inputs[name])
+    return m.eval(), inputs
+
+
+def inputs_after(ex, gen, B, T, n_embd, head_size):
+    """The judge's copy of x, and x as the learner's forward left it."""
+    m, inputs = built(ex, gen, B, T, n_embd, head_size)
+    sent = [inputs["x"].clone()]
+    _, after = m.call_inputs(inputs["x"])
+    return sent, after
+
+
+def learning(ex, gen, B, T, n_embd, head_size, verified=True):
+    """What training would use: the gradients of a loss of q, k and v for x and for the three
+    weights. verified=False: the worker's own, for a diagnosis (grading.checks.shown_work.vjp)."""
+    m, inputs = built(ex, gen, B, T, n_embd, head_size)
+    grad_output = [randn(gen, B, T, head_size) for _ in NAMES]
+    reply = vjp(m, [inputs["x"]], wrt=[0], grad_output=grad_output,
+                parameters=[f"{name}.weight" for name in LAYERS], what="QKV.forward",
+                verified=verified)
+    if not isinstance(reply, dict):
+        return {}
+    grads = reply.get("parameter_grads") if isinstance(reply.get("parameter_grads"), dict) else {}
+    x_grads = reply.get("input_grads")
+    return {"x": x_grads[0] if isinstance(x_grads, list) and x_grads else None,
+            **{f"self.{name}.weight": grads.get(f"{name}.weight") for name in LAYERS}}
 
 
 def layer_shapes(ex, gen, n_embd, head_size):
@@ -53,7 +101,7 @@ def three(got, shape):
 
 # -- tests ----------------------------------------------------------------------------------------
 
-@public(3)
+@public(2)
 def test_shapes(submission):
     """forward returns (q, k, v), each (B, T, head_size), of finite numbers
     forward 返回 (q, k, v)，每个的形状都是 (B, T, head_size)，都是有限的数"""
@@ -100,14 +148,32 @@ def test_no_bias(submission):
                      f"{name} is 0 for a random input too: it must come from x through its layer")
 
 
-@hidden(8)
+@public(1, after=["test_shapes"])
+def test_inputs_unchanged(submission):
+    """forward leaves x as it was: no in-place operation on its input
+    forward 不改动 x：不对输入做原地运算"""
+    for shape in SHAPES:
+        sent, after = submission(inputs_after, **sizes(shape))
+        expect_inputs_unchanged(sent, after, "forward(x)", ("x",))
+
+
+@hidden(6)
 def test_matches_reference(compare):
-    """q, k and v match the reference, in that order, three shape sets
-    q、k、v 按这个顺序与参考答案一致（三组形状）"""
+    """q, k and v match the reference, in that order, four shape sets (B = T = 1 among them)
+    q、k、v 按这个顺序与参考答案一致（四组形状，其中一组 B = T = 1）"""
     for shape in SHAPES:
         got, want = compare(project, **sizes(shape))
         for t, w, name in zip(three(got, shape), want, NAMES):
             expect_close(t, w, name, ("B", "T", "head_size"))
+
+
+@hidden(2)
+def test_gradients_match_reference(compare):
+    """a loss's gradients for x and for the query, key and value weights match the reference's
+    损失对 x 以及 query、key、value 权重的梯度与参考答案一致"""
+    for shape in SHAPES[:2]:
+        got, want = compare(learning, **sizes(shape))
+        expect_gradients(got, want)
 
 
 # -- diagnoses ------------------------------------------------------------------------------------
@@ -146,7 +212,9 @@ def diagnose(probe):
         return None
     # Which layer each returned tensor came out of: query, key or value (None: none of them).
     made_by = [next((j for j in range(3) if close(got[i], want[j])), None) for i in range(3)]
-    if None in made_by or made_by == [0, 1, 2]:
+    if made_by == [0, 1, 2]:
+        return right_values_diagnosis(probe)
+    if None in made_by:
         return None
     if len(set(made_by)) == 3:
         names = ", ".join(NAMES[j] for j in made_by)
@@ -161,6 +229,17 @@ def diagnose(probe):
                      f"An output comes out of the wrong layer: {', '.join(wrong)}. Query, key and "
                      "value each do their own job with an nn.Linear of their own: "
                      "q = self.query(x), k = self.key(x), v = self.value(x)")
+
+
+def right_values_diagnosis(probe):
+    """q, k and v right (at the diagnosis's size): an input changed in place, or no gradient."""
+    changed = changed_everywhere(probe, inputs_after, [sizes(s) for s in SHAPES], ("x",))
+    if changed:
+        return modifies_input_diagnosis("ex3", "forward", changed, "q = self.query(x)")
+    grads = probe.submission(learning, verified=False, **sizes(SHAPES[0]))
+    missing = [name for name in ("x", *(f"self.{n}.weight" for n in LAYERS))
+               if isinstance(grads, dict) and grads.get(name) is None]
+    return detached_diagnosis("ex3", "forward", missing) if missing else None
 
 
 def layers_diagnosis(built, parameters, after_forward, shape):

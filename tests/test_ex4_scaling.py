@@ -2,12 +2,20 @@
 
 import torch
 
-from grading.checks.expect import expect_close, expect_inputs_unchanged, expect_tensor, fail, same
+from grading.checks.expect import (
+    expect_close,
+    expect_gradients,
+    expect_inputs_unchanged,
+    expect_tensor,
+    fail,
+    same,
+)
 from grading.checks.scenario import SHAPES, hidden, public, randn
-from grading.checks.shown_work import Consistent, expect_built_yourself, shown_work
+from grading.checks.shown_work import Consistent, expect_built_yourself, shown_work, vjp
 from grading.diagnosis.causes import (
     Diagnosis,
     changed_everywhere,
+    detached_diagnosis,
     modifies_input_diagnosis,
     shortcut_diagnosis,
 )
@@ -38,6 +46,17 @@ def inputs_after(ex, gen, B, T, head_size):
     sent = [inputs["q"].clone(), inputs["k"].clone()]
     _, after = ex.attention_scores.call_inputs(inputs["q"], inputs["k"])
     return sent, after
+
+
+def learning(ex, gen, B, T, head_size, verified=True):
+    """The gradients of Σ grad_output · attention_scores(q, k) for q and for k, as training would
+    send them back. verified=False: the worker's own, for a diagnosis (shown_work.vjp)."""
+    inputs = draw(gen, B, T, head_size)
+    reply = vjp(ex.attention_scores, [inputs["q"], inputs["k"]], wrt=[0, 1],
+                grad_output=randn(gen, B, T, T), what="attention_scores", verified=verified)
+    grads = reply.get("input_grads") if isinstance(reply, dict) else None
+    grads = grads if isinstance(grads, list) and len(grads) == 2 else [None, None]
+    return {"q": grads[0], "k": grads[1]}
 
 
 def variance_scores(ex, gen):
@@ -112,13 +131,22 @@ def test_inputs_unchanged(submission):
         expect_inputs_unchanged(sent, after, "attention_scores(q, k)", ("q", "k"))
 
 
-@hidden(6)
+@hidden(5)
 def test_matches_reference(compare):
-    """matches the reference on fresh random q and k, three shape sets
-    在三组形状的全新随机 q、k 上与参考答案一致"""
+    """matches the reference on fresh random q and k, four shape sets (B = T = 1 among them)
+    在四组形状（其中一组 B = T = 1）的全新随机 q、k 上与参考答案一致"""
     for shape in shapes():
         got, want = compare(scores, **shape)
         expect_close(got, want, "attention_scores(q, k)", ("B", "T", "T"))
+
+
+@hidden(1)
+def test_gradients_match_reference(compare):
+    """a loss's gradients for q and for k match the reference's: training can send them back
+    损失对 q 和 k 的梯度与参考答案一致：训练时梯度能传回去"""
+    for shape in shapes()[:2]:
+        got, want = compare(learning, **shape)
+        expect_gradients(got, want, {"q": ("B", "T", "head_size"), "k": ("B", "T", "head_size")})
 
 
 # -- diagnoses ------------------------------------------------------------------------------------
@@ -159,6 +187,10 @@ def diagnose(probe):
         if changed:
             return modifies_input_diagnosis("ex4", "attention_scores", changed,
                                             "q = q * head_size ** -0.5")
+        grads = probe.submission(learning, verified=False, **shapes()[0])
+        missing = [name for name in ("q", "k") if grads.get(name) is None]
+        if missing:
+            return detached_diagnosis("ex4", "attention_scores", missing)
     return shortcut_diagnosis(probe.submission(calls, head_size=H), "ex4.shortcut")
 
 

@@ -217,8 +217,8 @@ def test_inputs_unchanged(submission):
 
 @hidden(4)
 def test_matches_reference(compare):
-    """matches the reference on fresh random scores, three shape sets
-    在三组形状的全新随机分数上与参考答案一致"""
+    """matches the reference on fresh random scores, four shape sets (B = T = 1 among them)
+    在四组形状（其中一组 B = T = 1）的全新随机分数上与参考答案一致"""
     for shape in shapes():
         got, want = compare(weights, **shape)
         expect_close(got, want, "causal_softmax(scores)", SHAPE_NAMES)

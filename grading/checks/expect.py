@@ -74,8 +74,13 @@ def expect_tensor(value, what, shape=None, names=None):
         fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是{spaced(kind.zh)}",
              f"{what} should be a torch.Tensor, but your code returned {kind.en}")
     if shape is not None and tuple(value.shape) != tuple(shape):
-        fail(f"{what} 的形状应为 {shape_text(shape, names)}，实际是 {shape_text(value.shape)}",
-             f"{what} should have shape {shape_text(shape, names)}, got {shape_text(value.shape)}")
+        squeezed = 1 in tuple(shape) and tuple(value.shape) == tuple(n for n in shape if n != 1)
+        fail(f"{what} 的形状应为 {shape_text(shape, names)}，实际是 {shape_text(value.shape)}"
+             + ("：长度为 1 的维度全都不见了。是不是用了 .squeeze()？它会去掉每一个长度为 1 的维度，"
+                "B = 1 或 T = 1 时也一样（一个样本、一个字）" if squeezed else ""),
+             f"{what} should have shape {shape_text(shape, names)}, got {shape_text(value.shape)}"
+             + (": every dimension of length 1 is gone. A .squeeze()? It drops every dimension "
+                "of length 1, B = 1 or T = 1 too (one example, one token)" if squeezed else ""))
     if value.is_complex():
         fail(f"{what} 应当是实数，实际是 {value.dtype}", f"{what} should be real, got {value.dtype}")
     if not value.is_floating_point():  # ints and bools: what a mask or a count is, not a weight
@@ -170,6 +175,22 @@ def expect_inputs_unchanged(sent, after, what, names):
              f"{name}.masked_fill_(…)) changes the caller's tensor too, which the rest of a "
              f"model still uses. Use the out-of-place form, which makes a new tensor: {name} = "
              f"{name} * …, {name}.masked_fill(…) (no underscore)")
+
+
+def expect_gradients(got, want, dims=None):
+    """The gradients a loss sends back, {name: gradient or None}, are the reference's, `want`:
+    each reaches what it reaches in the reference's code (a .detach() or a torch.no_grad()
+    cuts it), with its values. `dims`: {name: the names of its dimensions}."""
+    got = got if isinstance(got, dict) else {}
+    for name, wanted in want.items():
+        if not isinstance(got.get(name), torch.Tensor):
+            fail(f"{name} 没有得到梯度：用了 .detach()、torch.no_grad() 或 .data？"
+                 "数值也许是对的，但这样训练时梯度传不到它，它之前的层什么也学不到",
+                 f"{name} gets no gradient: .detach(), torch.no_grad() or .data? The values may "
+                 "be right, but in training the gradient could not reach it, and nothing before "
+                 "it could learn")
+        expect_close(got[name], wanted, f"∂loss/∂{name}", (dims or {}).get(name),
+                     atol=1e-4, rtol=1e-4)
 
 
 def expect_repeatable(first, again, what):

@@ -12,11 +12,13 @@ from grading.errors import WorkerFailure
 from grading.i18n import Bi
 
 # Shape sets that expose silent bugs: B > 1, T < block_size, T != head_size,
-# head_size != n_embd (both ways) and vocab_size != n_embd.
+# head_size != n_embd (both ways) and vocab_size != n_embd; and B = T = 1, where a squeeze()
+# drops the batch and the time dimensions (a learner's text has one example of one token).
 SHAPES = [
     dict(B=2, T=5, n_embd=12, head_size=8, block_size=8, vocab_size=11),
     dict(B=3, T=8, n_embd=16, head_size=4, block_size=8, vocab_size=20),
     dict(B=4, T=3, n_embd=6, head_size=10, block_size=9, vocab_size=5),
+    dict(B=1, T=1, n_embd=10, head_size=6, block_size=4, vocab_size=13),
 ]
 
 

@@ -45,11 +45,24 @@ def modifies_input_diagnosis(exercise, function, names, fix):
                      f"backward pass fails as well. Make a new tensor instead, as in {fix}")
 
 
+def detached_diagnosis(exercise, function, names):
+    """The values are right at every graded size, but a loss's gradient does not reach `names`
+    (the worker's own report: a diagnosis never costs a point)."""
+    listed = ", ".join(names)
+    return Diagnosis(f"{exercise}.detached",
+                     f"数值是对的，但梯度传不到 {'、'.join(names)}：{function} 里用了 torch.no_grad()、.detach() 或 .data。"
+                     "在模型里，训练的梯度要穿过这一步传回去，它前面的层才能学习",
+                     f"The values are right, but no gradient reaches {listed}: torch.no_grad(), "
+                     f".detach() or .data inside {function}. In a model, training's gradient must "
+                     "flow back through this step, or the layers before it cannot learn")
+
+
 def changed_everywhere(probe, scenario, shapes, names):
     """For diagnoses: the names of the inputs that the learner's call changed at every one of
-    `shapes` (`scenario` gives the judge's copies and the worker's report, see call_inputs)."""
+    `shapes` (`scenario` gives the judge's copies and the worker's report, see call_inputs).
+    Shapes of one position (T = 1) are left out: a mask filled in place changes nothing there."""
     found = [{name for name, *_ in changed_inputs(*probe.submission(scenario, **shape), names)}
-             for shape in shapes]
+             for shape in shapes if shape.get("T", 2) > 1]
     return [name for name in names if all(name in f for f in found)]
 
 

@@ -519,7 +519,8 @@ def gradients(call, wrt, grad_output, parameters, step=1e-3):
     by autograd here, over the replayed record, with autograd on where it was on in the worker:
     ([the gradient of each argument in wrt], {path: the gradient of each weight in `parameters`},
     whether they agree with finite differences of the replayed output along a random direction).
-    None when the output carries no gradient (or is no tensor of grad_output's shape). Raises
+    out and grad_output: a tensor each, or tuples of them of one length ((q, k, v)). None when
+    no output carries a gradient (or an output is no tensor of its grad_output's shape). Raises
     ReplayError when the record cannot be replayed."""
     leaves = {i: call.args[i].detach().clone().requires_grad_(True) for i in wrt}
     tensors = {path: tensor.detach().clone().requires_grad_(path in call.trainable
@@ -528,14 +529,15 @@ def gradients(call, wrt, grad_output, parameters, step=1e-3):
     fed = [leaves[i] * 1 if i in leaves else a.clone() if isinstance(a, torch.Tensor) else a
            for i, a in enumerate(call.args)]
     out = replay(call.record, fed, tensors, budget=call.budget, grad=True)
-    if type(out) is not torch.Tensor or not out.requires_grad \
-            or out.shape != grad_output.shape or not out.is_floating_point():
+    pairs = _pairs(out, grad_output)
+    if pairs is None or not any(o.requires_grad for o, _ in pairs):
         return None
     named = [path for path in parameters if path in tensors and tensors[path].requires_grad]
     wanted = [leaves[i] for i in wrt] + [tensors[path] for path in named]
     try:
         with torch.enable_grad():
-            grads = torch.autograd.grad((out * grad_output).sum(), wanted, allow_unused=True)
+            loss = sum((o * g).sum() for o, g in pairs if o.requires_grad)
+            grads = torch.autograd.grad(loss, wanted, allow_unused=True)
     except RuntimeError as error:  # as the learner's own backward would raise
         first = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
         raise ReplayError("autograd", first) from None
@@ -543,6 +545,21 @@ def gradients(call, wrt, grad_output, parameters, step=1e-3):
     parameter_grads = {path: grads[len(wrt) + k] for k, path in enumerate(named)}
     parameter_grads.update({path: None for path in parameters if path not in parameter_grads})
     return input_grads, parameter_grads, _agrees(call, wrt, named, grads, grad_output, step)
+
+
+def _pairs(out, grad_output):
+    """[(an output, its grad_output)], or None when out is not grad_output's shape: a floating
+    tensor for a tensor, a tuple of them for a tuple."""
+    if isinstance(grad_output, torch.Tensor):
+        outs, wanted = [out], [grad_output]
+    elif isinstance(out, (tuple, list)) and len(out) == len(grad_output):
+        outs, wanted = list(out), list(grad_output)
+    else:
+        return None
+    if not all(type(o) is torch.Tensor and o.is_floating_point() and o.shape == g.shape
+               for o, g in zip(outs, wanted)):
+        return None
+    return list(zip(outs, wanted))
 
 
 def _agrees(call, wrt, named, grads, grad_output, step):
@@ -561,20 +578,21 @@ def _agrees(call, wrt, named, grads, grad_output, step):
         * math.sqrt(sum(float((d ** 2).sum()) for d in directions))
     for dtype in (torch.float64, None):
         try:
-            values = [_moved(call, wrt, named, directions, sign * step, dtype)
-                      for sign in (1, -1)]
+            values = [_pairs(_moved(call, wrt, named, directions, sign * step, dtype),
+                             grad_output) for sign in (1, -1)]
         except ReplayError:
             continue
-        if not all(isinstance(v, torch.Tensor) and v.shape == grad_output.shape for v in values):
+        if any(v is None for v in values):
             return False
-        if not all(bool(torch.isfinite(v).all()) for v in values):
+        if not all(bool(torch.isfinite(o).all()) for v in values for o, _ in v):
             return True  # as above
-        numeric = float((grad_output.double() * (values[0].double() - values[1].double())).sum()
-                        ) / (2 * step)
+        numeric = sum(float((g.double() * (a.double() - b.double())).sum())
+                      for (a, g), (b, _) in zip(*values)) / (2 * step)
         tolerance = 2e-2 * max(abs(numeric), abs(claimed)) + 1e-3 * scale + 1e-6
         if dtype is None:  # float32: its rounding, divided by the step
-            tolerance += 1e-4 * float(grad_output.double().abs().sum()) \
-                * max(1.0, float(values[0].double().abs().max())) / step
+            tolerance += sum(1e-4 * float(g.double().abs().sum())
+                             * max(1.0, float(a.double().abs().max())) for a, g in values[0]
+                             ) / step
         return math.isfinite(numeric) and abs(numeric - claimed) <= tolerance
     return False
 

@@ -155,15 +155,23 @@ class Executor:
                 named.append((path, obj))
         with torch.enable_grad():
             out = target(*args)
-            if type(out) is not torch.Tensor or not out.requires_grad:
-                return {"output": out, "input_grads": None, "parameter_grads": None}
+            # out and grad_output: a tensor each, or tuples of one length ((q, k, v))
+            wanted_out = request["grad_output"]
+            outs = [out] if isinstance(wanted_out, torch.Tensor) else \
+                list(out) if isinstance(out, (tuple, list)) else []
+            wanted_outs = [wanted_out] if isinstance(wanted_out, torch.Tensor) else \
+                list(wanted_out)
+            carried = [(o, g) for o, g in zip(outs, wanted_outs)
+                       if type(o) is torch.Tensor and o.requires_grad]
+            if len(outs) != len(wanted_outs) or not carried:
+                return {"output": _detached(out), "input_grads": None, "parameter_grads": None}
             wanted = [leaves[i] for i in request["wrt"]] + [p for _, p in named]
             # Σ grad_output · out, a scalar: the same gradients as grad_outputs=grad_output, without
             # the shape checks that import sympy (a second) on first use.
-            loss = (out * request["grad_output"]).sum()
+            loss = sum((o * g).sum() for o, g in carried)
             grads = torch.autograd.grad(loss, wanted, allow_unused=True)
         count = len(request["wrt"])
-        return {"output": out.detach(), "input_grads": list(grads[:count]),
+        return {"output": _detached(out), "input_grads": list(grads[:count]),
                 "parameter_grads": {n: g for (n, _), g in zip(named, grads[count:])}}
 
     def _object_tensors(self, handle):
