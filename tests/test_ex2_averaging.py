@@ -13,6 +13,7 @@ from grading.checks.expect import (
 )
 from grading.checks.scenario import SHAPES, hidden, public, randn, returned_or_raised
 from grading.checks.shown_work import LONG_T, Consistent, expect_no_loop, loops, shown_work, vjp
+from grading.diagnosis import record_diff
 from grading.diagnosis.causes import (
     Diagnosis,
     changed_everywhere,
@@ -20,6 +21,7 @@ from grading.diagnosis.causes import (
     detached_diagnosis,
     modifies_input_diagnosis,
 )
+from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import Way, lesson, named_slips, slip_diagnosis
 from grading.i18n import Bi
 
@@ -38,6 +40,16 @@ def draw(gen, B, T, C):
 
 def average(ex, gen, B, T, C):
     return ex.average_context(draw(gen, B, T, C))
+
+
+def shown_matrix(ex, gen, T):
+    """averaging_matrix(T) and its Call (its record, for a record diff)."""
+    return ex.averaging_matrix.shown(T)
+
+
+def shown_average(ex, gen, B, T, C):
+    """average_context(x) and its Call (its record, for a record diff)."""
+    return ex.average_context.shown(draw(gen, B, T, C))
 
 
 def average_with_future_changed(ex, gen, B, T, C):
@@ -358,7 +370,17 @@ def lesson_matrix(T):
     return pick["normalise"](pick["triangle"](T))
 
 
+MATRIX_RECORDED = Recorded(shown_matrix, (dict(T=5), dict(T=7)), "averaging_matrix")
+AVERAGE_RECORDED = Recorded(shown_average, (dict(B=2, T=5, C=6), dict(B=3, T=7, C=4)),
+                            "average_context")
+
+
 def diagnose(probe):
+    return catalogued(probe) or record_diff.diagnosis(probe, MATRIX_RECORDED, "ex2") \
+        or record_diff.diagnosis(probe, AVERAGE_RECORDED, "ex2")
+
+
+def catalogued(probe):
     def matrices():  # the learner's matrix and the judge's, for T = 5 and then another T
         for T in (5, 7):
             got, _ = probe(matrix, T=T)

@@ -11,6 +11,7 @@ from grading.checks.expect import (
 )
 from grading.checks.scenario import SHAPES, draw_qkv, hidden, public, raises, randn, set_linear
 from grading.checks.shown_work import vjp
+from grading.diagnosis import record_diff
 from grading.diagnosis.causes import (
     Diagnosis,
     changed_everywhere,
@@ -19,6 +20,7 @@ from grading.diagnosis.causes import (
     finite,
     modifies_input_diagnosis,
 )
+from grading.diagnosis.record_diff import Recorded
 from lesson_steps import layer_shape_diagnosis
 
 NAMES = ("q", "k", "v")
@@ -48,6 +50,12 @@ def built(ex, gen, B, T, n_embd, head_size):
     for name in LAYERS:
         set_linear(m, name, inputs[name])
     return m.eval(), inputs
+
+
+def shown_project(ex, gen, B, T, n_embd, head_size):
+    """forward(x) and its Call (its record, for a record diff)."""
+    m, inputs = built(ex, gen, B, T, n_embd, head_size)
+    return m.shown(inputs["x"])
 
 
 def inputs_after(ex, gen, B, T, n_embd, head_size):
@@ -178,7 +186,14 @@ def test_gradients_match_reference(compare):
 
 # -- diagnoses ------------------------------------------------------------------------------------
 
+RECORDED = Recorded(shown_project, (sizes(SHAPES[0]), sizes(SHAPES[2])), "QKV.forward")
+
+
 def diagnose(probe):
+    return catalogued(probe) or record_diff.diagnosis(probe, RECORDED, "ex3")
+
+
+def catalogued(probe):
     shape = SHAPES[0]
     B, T, H = shape["B"], shape["T"], shape["head_size"]
     found = layers_diagnosis(*probe.submission(layers_found, **sizes(shape)), shape)

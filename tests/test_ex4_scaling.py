@@ -12,6 +12,7 @@ from grading.checks.expect import (
 )
 from grading.checks.scenario import SHAPES, hidden, public, randn
 from grading.checks.shown_work import Consistent, expect_built_yourself, shown_work, vjp
+from grading.diagnosis import record_diff
 from grading.diagnosis.causes import (
     Diagnosis,
     changed_everywhere,
@@ -19,6 +20,7 @@ from grading.diagnosis.causes import (
     modifies_input_diagnosis,
     shortcut_diagnosis,
 )
+from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import lesson, named_slips
 from grading.i18n import Bi
 from lesson_steps import SCORE_STEPS, scaled_scores, sqrt_of_int, transposed_3d, undefined_head_size
@@ -38,6 +40,12 @@ def draw(gen, B, T, head_size):
 def scores(ex, gen, B, T, head_size):
     inputs = draw(gen, B, T, head_size)
     return ex.attention_scores(inputs["q"], inputs["k"])
+
+
+def shown_scores(ex, gen, B, T, head_size):
+    """attention_scores(q, k) and its Call (its record, for a record diff)."""
+    inputs = draw(gen, B, T, head_size)
+    return ex.attention_scores.shown(inputs["q"], inputs["k"])
 
 
 def inputs_after(ex, gen, B, T, head_size):
@@ -159,7 +167,14 @@ DIAGNOSE_SHAPE = dict(B=2, T=5, head_size=8)  # T != head_size != B, no one a sq
 CONFIRM_SHAPE = dict(B=3, T=7, head_size=5)  # the second draw: other sizes, the same property
 
 
+RECORDED = Recorded(shown_scores, (DIAGNOSE_SHAPE, CONFIRM_SHAPE), "attention_scores")
+
+
 def diagnose(probe):
+    return catalogued(probe) or record_diff.diagnosis(probe, RECORDED, "ex4")
+
+
+def catalogued(probe):
     shape = DIAGNOSE_SHAPE
     B, H = shape["B"], shape["head_size"]
     got, _ = probe(scores, **shape)

@@ -16,12 +16,14 @@ from grading.checks.expect import (
 )
 from grading.checks.scenario import SHAPES, hidden, public, randn
 from grading.checks.shown_work import LONG_T, Consistent, expect_built_yourself, shown_work
+from grading.diagnosis import record_diff
 from grading.diagnosis.causes import (
     Diagnosis,
     changed_everywhere,
     modifies_input_diagnosis,
     shortcut_diagnosis,
 )
+from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import lesson, named_slips
 from grading.errors import WorkerFailure
 from lesson_steps import (
@@ -43,6 +45,11 @@ def draw(gen, B, T):
 
 def weights(ex, gen, B, T):
     return ex.causal_softmax(draw(gen, B, T))
+
+
+def shown_weights(ex, gen, B, T):
+    """causal_softmax(scores) and its Call (its record, for a record diff)."""
+    return ex.causal_softmax.shown(draw(gen, B, T))
 
 
 def inputs_after(ex, gen, B, T):
@@ -279,7 +286,14 @@ def mask_of_one_size(probe, error):
                      "length: T = scores.shape[-1], torch.tril(torch.ones(T, T))")
 
 
+RECORDED = Recorded(shown_weights, (DIAGNOSE_SHAPE, CONFIRM_SHAPE), "causal_softmax")
+
+
 def diagnose(probe):
+    return catalogued(probe) or record_diff.diagnosis(probe, RECORDED, "ex5")
+
+
+def catalogued(probe):
     shape = DIAGNOSE_SHAPE
     try:
         got, _ = probe(weights, **shape)

@@ -26,6 +26,7 @@ from grading.checks.shown_work import (
     shown_work,
     vjp,
 )
+from grading.diagnosis import record_diff
 from grading.diagnosis.causes import (
     Diagnosis,
     changed_everywhere,
@@ -33,6 +34,7 @@ from grading.diagnosis.causes import (
     modifies_input_diagnosis,
     shortcut_diagnosis,
 )
+from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import Way, lesson, named_slips
 from grading.errors import WorkerFailure
 from grading.i18n import Bi
@@ -65,6 +67,12 @@ def build(ex, inputs, n_embd, head_size, block_size):
     for name in ("query", "key", "value"):
         set_linear(head, name, inputs[name])
     return head.eval()
+
+
+def shown_forward(ex, gen, B, T, n_embd, head_size, block_size):
+    """forward's output and its Call (its record, for a record diff): see forward."""
+    inputs = draw(gen, B, T, n_embd, head_size)
+    return build(ex, inputs, n_embd, head_size, block_size).shown(inputs["x"])
 
 
 def forward(ex, gen, B, T, n_embd, head_size, block_size, zero_input=False):
@@ -453,6 +461,12 @@ def UNSCALED(n):
 # the second draw changes them all, so that no constant passes for one of them twice.
 DIAGNOSE_SHAPE = {**SHAPES[0], "block_size": 11}
 CONFIRM_SHAPE = SHAPES[2]
+RECORDED = Recorded(shown_forward, (sizes(DIAGNOSE_SHAPE), sizes(CONFIRM_SHAPE)),
+                    "Head.forward")
+
+
+def diagnose(probe):
+    return catalogued(probe) or record_diff.diagnosis(probe, RECORDED, "ex6")
 
 
 def right_where_graded(probe):
@@ -493,7 +507,7 @@ def returned_tuple(outputs):
                      "tensor: return out")
 
 
-def diagnose(probe):
+def catalogued(probe):
     shape = DIAGNOSE_SHAPE
     # First the graded sizes, in test_shape's order: a crash here is the one the learner sees.
     graded = []

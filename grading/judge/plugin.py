@@ -364,6 +364,17 @@ class Probe(SubmissionRunner):
             return got, None
         return got, self.plugin.reference_output(self.exercise, scenario, params, self.last_seed)
 
+    def recorded(self, scenario, **params):
+        """For a record diff (grading.diagnosis.record_diff): the scenario's result on the
+        learner's module and on the solution's, with the same draws, each call with its record
+        (the solution's answered here by an Executor that records). None without the solutions."""
+        got = self.submission(scenario, **params)
+        reference = self.plugin.reference_module(self.exercise)
+        if reference is None:
+            return None
+        return got, scenario(Module(LocalChannel(reference, trusted=False)),
+                             torch.Generator().manual_seed(self.last_seed), **params)
+
 
 class Source:
     """The learner's source of one exercise, read here in the judge: only to point to the line

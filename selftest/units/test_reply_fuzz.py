@@ -230,6 +230,13 @@ class Probe(Runner):
 
     submission = Runner.__call__
 
+    def recorded(self, scenario, **params):
+        """As grading.judge.plugin's Probe.recorded: the solution's calls with their records."""
+        got = self.submission(scenario, **params)
+        return got, scenario(Module(LocalChannel(_JUDGE.reference_module(self.exercise),
+                                                 trusted=False)),
+                             torch.Generator().manual_seed(self.last_seed), **params)
+
 
 def run(exercise, test, channel):
     """The test on the hostile channel: the TestResult the plugin would record."""

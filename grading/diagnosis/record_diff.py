@@ -1,0 +1,406 @@
+"""A likely cause from the work shown: where the learner's record parts from the lesson's.
+
+For the same inputs and weights the judge holds two records (grading.judge.replay): the learner's
+call's and the solution's. A mistake nobody catalogued is found by mending the learner's record
+one difference at a time, in the order of its operations — an argument of an operation the lesson
+has too (a fill value, a dim, a scale) set to the solution's, an operation taken out, one replaced
+by or followed by an operation of the solution's — and replaying it: a difference is named only
+when the mended record gives the solution's values, at the first draw and, mended the same way,
+at a second draw of other sizes. What is named is that difference, in the lesson's words.
+"""
+import math
+
+from grading.diagnosis.causes import Diagnosis, close
+from grading.errors import ReplayError
+from grading.judge import replay
+from grading.judge.replay import Budget
+from grading.wire.record import operator_name
+
+MOST_OPS = 200  # a longer record (a loop) is not mended: its own check says what is wrong
+MOST_TRIED = 600  # mended records replayed for one diagnosis
+REPLAY_SECONDS = 3.0  # of the judge's CPU time for all of them
+_REFERENCE_KINDS = ("in", "out", "param", "const")
+
+# What an operation is, in the lesson's words: (zh, en).
+OP_WORDS = {
+    "_softmax": ("softmax", "softmax"), "softmax": ("softmax", "softmax"),
+    "_log_softmax": ("log_softmax", "log_softmax"), "log_softmax": ("log_softmax", "log_softmax"),
+    "masked_fill": ("masked_fill（掩码）", "masked_fill (the mask)"),
+    "masked_fill_": ("masked_fill_（掩码）", "masked_fill_ (the mask)"),
+    "where": ("torch.where", "torch.where"),
+    "mul": ("乘法（*）", "a multiplication (*)"), "div": ("除法（/）", "a division (/)"),
+    "add": ("加法（+）", "an addition (+)"), "sub": ("减法（-）", "a subtraction (-)"),
+    "mm": ("矩阵乘法（@）", "a matrix product (@)"), "bmm": ("矩阵乘法（@）", "a matrix product (@)"),
+    "matmul": ("矩阵乘法（@）", "a matrix product (@)"),
+    "transpose": ("转置", "a transpose"), "t": ("转置", "a transpose"),
+    "permute": ("维度重排（permute）", "a permute"),
+    "view": ("改变形状（view/reshape）", "a view/reshape"),
+    "_unsafe_view": ("改变形状（view/reshape）", "a view/reshape"),
+    "reshape": ("改变形状（view/reshape）", "a view/reshape"),
+    "native_dropout": ("dropout（F.dropout 默认 training=True，一直开着）",
+                       "a dropout (F.dropout is on unless training=False)"),
+    "native_layer_norm": ("LayerNorm（下一课的内容）", "a LayerNorm (the next lesson's)"),
+    "round": ("四舍五入（round）", "a rounding (round)"),
+    "_to_copy": ("类型转换（.half()、.double()、.to(…)）",
+                 "a change of dtype (.half(), .double(), .to(…))"),
+    "relu": ("ReLU", "a ReLU"), "gelu": ("GELU", "a GELU"), "tanh": ("tanh", "a tanh"),
+    "sigmoid": ("sigmoid", "a sigmoid"), "exp": ("exp", "an exp"), "log": ("log", "a log"),
+    "abs": ("绝对值（abs）", "an abs"), "sqrt": ("平方根（sqrt）", "a square root (sqrt)"),
+    "pow": ("乘方（**）", "a power (**)"), "clamp": ("clamp", "a clamp"),
+    "sum": ("求和（sum）", "a sum"), "mean": ("平均（mean）", "a mean"),
+    "cumsum": ("累加（cumsum）", "a running sum (cumsum)"),
+    "tril": ("下三角（tril）", "a tril"), "triu": ("上三角（triu）", "a triu"),
+}
+
+
+class Recorded:
+    """What a test file's record diff runs: scenario(ex, gen, **draw) returns function.shown(…)
+    (what the call returned and its Call); `draws`: two parameter sets, the second confirms;
+    `what`: the function, as the learner reads it ("Head.forward")."""
+
+    def __init__(self, scenario, draws, what):
+        self.scenario, self.draws, self.what = scenario, draws, what
+
+
+def diagnosis(probe, recorded, exercise):
+    """The Diagnosis of the first difference that, mended, gives the solution's values at both
+    draws; None when there is none, or nothing to compare with."""
+    first = probe.recorded(recorded.scenario, **recorded.draws[0])
+    pair = _records(first)
+    if pair is None:
+        return None
+    (mine, got), (theirs, want) = pair
+    if close(got, want):
+        return None  # the values are the lesson's: nothing to mend
+    budget, tried = Budget(REPLAY_SECONDS), [0]
+    try:  # the record must be the work that gave the learner's values, or it explains nothing
+        if not replay.same(replay.replay(mine.record, list(mine.args), mine.tensors,
+                                         budget=budget), got):
+            return None
+    except ReplayError as error:
+        if error.kind != "random":  # (a dropout left on: its values are drawn afresh)
+            return None
+    for edit in _edits(mine.record["ops"], theirs.record["ops"]):
+        if tried[0] >= MOST_TRIED or budget.left <= 0:
+            return None
+        if not _mends(edit, mine, theirs, want, budget, tried):
+            continue
+        second = _records(probe.recorded(recorded.scenario, **recorded.draws[1]))
+        if second is None or not _alike(second[0][0], mine) or not _alike(second[1][0], theirs):
+            return None
+        if not _mends(edit, second[0][0], second[1][0], second[1][1], budget, tried):
+            return None  # the first mend that works is the difference: it must hold again
+        return _described(edit, mine, theirs, recorded, exercise)
+    return None
+
+
+def _records(result):
+    """((the learner's Call, its output), (the solution's Call, its output)) when both calls gave
+    a record of a size worth mending; else None."""
+    if result is None:
+        return None
+    (got, mine), (want, theirs) = result
+    for call in (mine, theirs):
+        ops = call.record.get("ops") if call is not None and isinstance(call.record, dict) \
+            else None
+        if not isinstance(ops, list) or not ops or len(ops) > MOST_OPS \
+                or call.record.get("truncated"):
+            return None
+    return (mine, got), (theirs, want)
+
+
+def _alike(call, first):
+    """The same operations, by name, as at the first draw: an edit by position means the same."""
+    return [op[0] for op in call.record["ops"]] == [op[0] for op in first.record["ops"]]
+
+
+def _mends(edit, mine, theirs, want, budget, tried):
+    tried[0] += 1
+    try:
+        ops, output = _applied(edit, mine.record["ops"], mine.record.get("output"),
+                               theirs.record["ops"])
+        record = {**mine.record, "ops": ops, "output": output}
+        mended = replay.replay(record, list(mine.args), mine.tensors, budget=budget)
+    except (ReplayError, IndexError, KeyError, TypeError, ValueError):
+        return False
+    return close(mended, want)
+
+
+# -- edits ---------------------------------------------------------------------------------------
+# An edit is data: ("argument", i, where, r) sets the scalar at `where` in the learner's operation
+# i to what the solution's operation r has there; ("remove", i); ("replace", i, r) puts the
+# solution's operation r, on op i's tensor, in op i's place; ("insert", i, r) puts it after op i.
+
+# Operations that only move data about (views, slices, broadcasts): never "the missing step".
+PLUMBING = frozenset({"view", "_unsafe_view", "reshape", "expand", "slice", "t", "clone",
+                      "contiguous", "alias", "detach", "unsqueeze", "squeeze", "select",
+                      "_to_copy", "lift_fresh", "lift_fresh_copy"})
+
+
+MOVES = frozenset({"transpose", "permute"})  # steps that a view of one's own may stand for
+
+
+def _edits(mine, theirs):
+    """The edits to try, the likeliest kinds first: an argument of an operation both have, then an
+    operation taken out, then one replaced by, then one followed by a step of the solution's."""
+    names = [operator_name(op[0]) for op in mine]
+    wanted = [operator_name(op[0]) for op in theirs]
+    for i, name in enumerate(names):  # the k-th op of a name against the solution's k-th
+        same_name = [r for r, other in enumerate(wanted) if other == name]
+        if len(same_name) == names.count(name):
+            same_name = [same_name[names[:i].count(name)]]
+        for r in same_name:
+            for where in _scalar_places(mine[i]):
+                value = _at(theirs[r], where, None)
+                if _is_scalar(value) and value != _at(mine[i], where, None):
+                    yield ("argument", i, where, r)
+    for i, op in enumerate(mine):
+        kept = []
+        for where in _tensor_places(op):
+            if _at(op, where, None) not in kept:
+                kept.append(_at(op, where, None))
+                yield ("remove", i, where)
+    steps, seen = [], set()
+    for r, op in enumerate(theirs):
+        key = (wanted[r], repr(op[1:3]))
+        if len(_tensor_places(op)) == 1 and wanted[r] not in PLUMBING and key not in seen:
+            seen.add(key)
+            steps.append(r)
+    for i, op in enumerate(mine):
+        if _tensor_places(op):
+            for r in steps:  # a view of one's own stands for a transpose, not for a softmax
+                if wanted[r] != names[i] and (names[i] not in PLUMBING or wanted[r] in MOVES):
+                    yield ("replace", i, r)
+    for i in range(len(mine)):
+        for r in steps:
+            yield ("insert", i, r)
+
+
+def _applied(edit, mine, output, theirs):
+    """(the learner's operations with the edit made, the output reference), without the
+    operations nothing uses any more (a dropout's mask, once its product is taken out)."""
+    kind, i = edit[0], edit[1]
+    ops = [list(op) for op in mine]
+    if kind == "argument":
+        ops[i] = _put(ops[i], edit[2], _at(theirs[edit[3]], edit[2], None))
+        return _pruned(ops, output)
+    if kind == "remove":  # every use of op i's result takes its operand at edit[2] instead
+        instead = {i: _at(ops[i], edit[2], None)}
+        return _pruned([_renumbered(op, i, 0, instead) for op in ops],
+                       _renumbered(output, i, 0, instead))
+    template = list(theirs[edit[2]])
+    place = _tensor_places(template)[0]
+    if kind == "replace":
+        ops[i] = _put(template, place, _at(ops[i], _tensor_places(ops[i])[0], None))
+        return _pruned(ops, output)
+    made = _put(template, place, {"out": [i, 0]})  # kind == "insert": after op i
+    moved = {i: {"out": [i + 1, 0]}}
+    later = [_renumbered(op, i, +1, moved) for op in ops[i + 1:]]
+    return _pruned(ops[:i + 1] + [made] + later, _renumbered(output, i, +1, moved))
+
+
+def _pruned(ops, output):
+    """ops without those whose results nothing after them (nor the output) uses; an in-place
+    operation lives while the tensor it changes is used after it. Later references renumbered."""
+    used, live = set(_references(output)), [False] * len(ops)
+    for k in range(len(ops) - 1, -1, -1):
+        refs = list(_references(ops[k][1:3]))
+        changed = refs[:1] if operator_name(ops[k][0]).endswith("_") else []
+        if any(r[0] == k for r in used if isinstance(r, tuple)) or any(r in used for r in changed):
+            live[k] = True
+            used.update(refs)
+    number = {old: new for new, old in enumerate(k for k in range(len(ops)) if live[k])}
+
+    def moved(value):
+        if isinstance(value, list):
+            return [moved(v) for v in value]
+        if isinstance(value, dict):
+            if len(value) == 1 and "out" in value and isinstance(value["out"], list) \
+                    and len(value["out"]) == 2 and value["out"][0] in number:
+                return {"out": [number[value["out"][0]], value["out"][1]]}
+            return {key: moved(v) for key, v in value.items()}
+        return value
+    return [moved(op) for k, op in enumerate(ops) if live[k]], moved(output)
+
+
+def _references(value):
+    """The tensors a value refers to: ("out", k) as (k, j), others as (kind, repr(x))."""
+    if isinstance(value, list):
+        for v in value:
+            yield from _references(v)
+    elif isinstance(value, dict):
+        if len(value) == 1:
+            (kind, x), = value.items()
+            if kind == "out" and isinstance(x, list) and len(x) == 2:
+                yield (x[0], x[1])
+                return
+            if kind in _REFERENCE_KINDS:
+                yield (kind, repr(x))
+                return
+        for v in value.values():
+            yield from _references(v)
+
+
+def _renumbered(value, i, step, instead):
+    """value with its references to results of operations after i moved by step, and those to
+    op i's first result replaced as `instead` says."""
+    if isinstance(value, list):
+        return [_renumbered(v, i, step, instead) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1 and "out" in value and isinstance(value["out"], list) \
+                and len(value["out"]) == 2:
+            k, j = value["out"]
+            if k == i and i in instead and j == 0:
+                return instead[i]
+            return {"out": [k + step, j]} if isinstance(k, int) and k > i else value
+        return {key: _renumbered(v, i, step, instead) for key, v in value.items()}
+    return value
+
+
+def _places(op):
+    """[(where, value)] of every argument of an operation: where = ("args", n) or ("kwargs", k)."""
+    args = op[1] if isinstance(op[1], list) else []
+    kwargs = op[2] if isinstance(op[2], dict) else {}
+    return [(("args", n), v) for n, v in enumerate(args)] + \
+        [(("kwargs", k), v) for k, v in kwargs.items()]
+
+
+def _tensor_places(op):
+    return [where for where, v in _places(op) if isinstance(v, dict) and len(v) == 1
+            and next(iter(v)) in _REFERENCE_KINDS]
+
+
+def _scalar_places(op):
+    return [where for where, v in _places(op) if _is_scalar(v)]
+
+
+def _is_scalar(value):
+    return type(value) in (int, float, bool) or (
+        isinstance(value, list) and 0 < len(value) <= 4 and all(type(v) is int for v in value))
+
+
+def _at(op, where, default):
+    part, key = where
+    holder = op[1] if part == "args" else op[2]
+    try:
+        return holder[key]
+    except (IndexError, KeyError, TypeError):
+        return default
+
+
+def _put(op, where, value):
+    op = [op[0], list(op[1]), dict(op[2]), *op[3:]]
+    part, key = where
+    (op[1] if part == "args" else op[2])[key] = value
+    return op
+
+
+# -- what is said ---------------------------------------------------------------------------------
+
+def _words(name):
+    op = operator_name(name)
+    return OP_WORDS.get(op, (f"运算 {op}", f"the operation {op}"))
+
+
+def _number(value):
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "−∞" if value < 0 else "+∞"
+        return f"{value:.4g}"
+    return str(value)
+
+
+_RANDOM = ("bernoulli", "dropout", "rand", "normal", "multinomial")
+
+
+def _random(ops, ref, depth=0):
+    """The reference is a result of a random operation, or of one computed from one."""
+    if not (isinstance(ref, dict) and "out" in ref) or depth > 50:
+        return False
+    k = ref["out"][0]
+    if any(word in operator_name(ops[k][0]) for word in _RANDOM):
+        return True
+    return any(_random(ops, {"out": [r[0], r[1]]}, depth + 1)
+               for r in _references(ops[k][1:3]) if isinstance(r[0], int))
+
+
+def _described(edit, mine, theirs, recorded, exercise):
+    kind, i = edit[0], edit[1]
+    ops, reference = mine.record["ops"], theirs.record["ops"]
+    zh, en = _words(ops[i][0])
+    op = operator_name(ops[i][0])
+    lead_zh, lead_en = f"{recorded.what} 和课文的做法从这里开始不同：", \
+        f"Where {recorded.what} first parts from the lesson's computation: "
+    tail_zh, tail_en = "只改这一处，你的代码就得到参考答案的数值", \
+        "with that one thing changed, your code gives the reference's values"
+    if kind == "argument":
+        mine_value, wanted = _at(ops[i], edit[2], None), _at(reference[edit[3]], edit[2], None)
+        what_zh, what_en = _argument_text(ops[i][0], edit[2], mine_value, wanted, recorded)
+        text = (f"{what_zh}。{tail_zh}", f"{what_en}; {tail_en}")
+        op_named = op
+    elif kind == "remove":
+        others = [_at(ops[i], w, None) for w in _tensor_places(ops[i]) if w != edit[2]]
+        if any(_random(ops, ref) for ref in others):
+            zh, en = OP_WORDS["native_dropout"]
+            op = "dropout"
+        elif op == "add":
+            zh, en = ("加法（+，比如残差连接 x + …，那是下一课的内容）",
+                      "an addition (+; a residual connection, x + …, belongs to the next lesson)")
+        text = (f"多了一步{zh}，课文的计算里没有它。去掉它，你的代码就得到参考答案的数值",
+                f"there is {en} that the lesson's computation does not have; without it, your "
+                "code gives the reference's values")
+        op_named = op
+    elif kind == "replace":
+        rzh, ren = _words(reference[edit[2]][0])
+        scale = _scale(recorded)
+        wanted = _at(reference[edit[2]], ("args", 1), None)
+        mine_value = _at(ops[i], ("args", 1), None)
+        if op == "div" and operator_name(reference[edit[2]][0]) == "mul" \
+                and isinstance(wanted, float) and type(mine_value) in (int, float) and mine_value:
+            text = (f"分数除以 {_number(mine_value)}（也就是乘以 {1 / mine_value:.4g}），课文乘以 {wanted:.4g}"
+                    + ("（head_size ** -0.5）" if scale and abs(wanted - scale) < 1e-9 else "")
+                    + f"。{tail_zh}",
+                    f"the scores are divided by {_number(mine_value)} (multiplied by "
+                    f"{1 / mine_value:.4g}), where the lesson's are multiplied by {wanted:.4g}"
+                    + (" (head_size ** -0.5)" if scale and abs(wanted - scale) < 1e-9 else "")
+                    + f"; {tail_en}")
+        else:
+            text = (f"这里用的是{zh}，课文在这一步用的是{rzh}。{tail_zh}",
+                    f"{en} where the lesson's has {ren}; {tail_en}")
+        op_named = op
+    else:
+        rzh, ren = _words(reference[edit[2]][0])
+        text = (f"在{zh}之后少了课文的{rzh}。补上这一步，你的代码就得到参考答案的数值",
+                f"the lesson's {ren} is missing after {en}; with it, your code gives the "
+                "reference's values")
+        op_named = operator_name(reference[edit[2]][0])
+    return Diagnosis(f"{exercise}.differs_{kind}_{op_named}", lead_zh + text[0],
+                     lead_en + text[1])
+
+
+def _scale(recorded):
+    """head_size ** -0.5 at the first draw, when the draw has a head_size."""
+    head_size = recorded.draws[0].get("head_size")
+    return head_size ** -0.5 if isinstance(head_size, int) and head_size > 0 else None
+
+
+def _argument_text(name, where, mine, wanted, recorded):
+    op = operator_name(name)
+    a, b = _number(mine), _number(wanted)
+    if op in ("masked_fill", "masked_fill_", "where", "fill", "full") and wanted == -math.inf:
+        return (f"未来的位置填的是 {a}，而不是 −∞：softmax 之后它们还会分到权重",
+                f"the future is filled with {a} instead of −∞, so after softmax it keeps a "
+                "weight")
+    if op in ("_softmax", "softmax", "_log_softmax") and where == ("args", 1):
+        return (f"softmax 沿着第 {a} 维做，课文沿着最后一维（dim=-1）做：每一行权重加起来才是 1",
+                f"softmax runs along dim {a}, where the lesson's runs along the last one "
+                "(dim=-1), so that each row of weights sums to 1")
+    scale = _scale(recorded)
+    if op in ("mul", "div") and isinstance(wanted, float) and scale \
+            and abs(wanted - (scale if op == "mul" else 1 / scale)) < 1e-9:
+        verb_zh, verb_en = ("乘以", "multiplied") if op == "mul" else ("除以", "divided")
+        return (f"分数{verb_zh} {a}，课文{verb_zh} {b}（head_size ** -0.5 的缩放跟着 head_size 变）",
+                f"the scores are {verb_en} by {a}, where the lesson's are {verb_en} by {b} "
+                "(the scale head_size ** -0.5 follows head_size)")
+    zh, en = _words(name)
+    return (f"{zh}用的是 {a}，课文在这里用的是 {b}", f"{en} uses {a} where the lesson's uses {b}")
