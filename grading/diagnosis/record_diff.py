@@ -70,28 +70,45 @@ def diagnosis(probe, recorded, exercise):
     if pair is None:
         return None
     (mine, got), (theirs, want) = pair
-    if close(got, want):
+    if _close(got, want):
         return None  # the values are the lesson's: nothing to mend
     budget, tried = Budget(REPLAY_SECONDS), [0]
     try:  # the record must be the work that gave the learner's values, or it explains nothing
         if not replay.same(replay.replay(mine.record, list(mine.args), mine.tensors,
                                          budget=budget), got):
             return None
-    except ReplayError as error:
-        if error.kind != "random":  # (a dropout left on: its values are drawn afresh)
-            return None
+    except ReplayError as error:  # a step that cannot be replayed (a dropout left on, drawn
+        if error.kind not in ("random", "operation"):  # afresh; a LayerNorm) may be the one
+            return None  # to take out
+    edit = first_mend(mine, theirs, want, budget, tried)
+    if edit is None:
+        return None
+    second = _records(probe.recorded(recorded.scenario, **recorded.draws[1]))
+    if second is None or not _alike(second[0][0], mine) or not _alike(second[1][0], theirs):
+        return None
+    if not _mends(edit, second[0][0], second[1][0], second[1][1], budget, tried):
+        return None  # the first mend that works is the difference: it must hold again
+    return _described(edit, mine, theirs, recorded, exercise)
+
+
+def first_mend(mine, theirs, want, budget=None, tried=None):
+    """The first edit (see _edits) of mine's record that replays to `want`, the solution's
+    output; None. mine, theirs: Calls (grading.judge.remote), or anything with their record,
+    args and tensors."""
+    budget, tried = budget or Budget(REPLAY_SECONDS), tried or [0]
     for edit in _edits(mine.record["ops"], theirs.record["ops"]):
         if tried[0] >= MOST_TRIED or budget.left <= 0:
             return None
-        if not _mends(edit, mine, theirs, want, budget, tried):
-            continue
-        second = _records(probe.recorded(recorded.scenario, **recorded.draws[1]))
-        if second is None or not _alike(second[0][0], mine) or not _alike(second[1][0], theirs):
-            return None
-        if not _mends(edit, second[0][0], second[1][0], second[1][1], budget, tried):
-            return None  # the first mend that works is the difference: it must hold again
-        return _described(edit, mine, theirs, recorded, exercise)
+        if _mends(edit, mine, theirs, want, budget, tried):
+            return edit
     return None
+
+
+def _close(a, b):
+    """close() for outputs that are a tensor or a tuple of them ((q, k, v))."""
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
+    return close(a, b)
 
 
 def _records(result):
@@ -123,7 +140,7 @@ def _mends(edit, mine, theirs, want, budget, tried):
         mended = replay.replay(record, list(mine.args), mine.tensors, budget=budget)
     except (ReplayError, IndexError, KeyError, TypeError, ValueError):
         return False
-    return close(mended, want)
+    return _close(mended, want)
 
 
 # -- edits ---------------------------------------------------------------------------------------
@@ -171,8 +188,11 @@ def _edits(mine, theirs):
             for r in steps:  # a view of one's own stands for a transpose, not for a softmax
                 if wanted[r] != names[i] and (names[i] not in PLUMBING or wanted[r] in MOVES):
                     yield ("replace", i, r)
-    for i in range(len(mine)):
-        for r in steps:
+    for r in steps:  # after the learner's ops like the one it follows in the solution's first
+        fed = _at(theirs[r], _tensor_places(theirs[r])[0], None)
+        follows = wanted[fed["out"][0]] if isinstance(fed, dict) and "out" in fed else None
+        for i in sorted(range(len(mine)),  # and nearest to where the solution has it
+                        key=lambda i: (names[i] != follows, abs(i + 1 - r))):
             yield ("insert", i, r)
 
 
@@ -343,10 +363,17 @@ def _described(edit, mine, theirs, recorded, exercise):
         if any(_random(ops, ref) for ref in others):
             zh, en = OP_WORDS["native_dropout"]
             op = "dropout"
+        elif op in ("add", "sub", "mul", "div") and len(_places(ops[i])) > 1 \
+                and type(_at(ops[i], ("args", 1), None)) in (int, float):
+            number = _number(_at(ops[i], ("args", 1), None))
+            zh, en = {"add": (f"加 {number}", f"an addition of {number}"),
+                      "sub": (f"减 {number}", f"a subtraction of {number}"),
+                      "mul": (f"乘以 {number}", f"a multiplication by {number}"),
+                      "div": (f"除以 {number}", f"a division by {number}")}[op]
         elif op == "add":
             zh, en = ("加法（+，比如残差连接 x + …，那是下一课的内容）",
                       "an addition (+; a residual connection, x + …, belongs to the next lesson)")
-        text = (f"多了一步{zh}，课文的计算里没有它。去掉它，你的代码就得到参考答案的数值",
+        text = (f"多了一步 {zh}，课文的计算里没有它。去掉它，你的代码就得到参考答案的数值",
                 f"there is {en} that the lesson's computation does not have; without it, your "
                 "code gives the reference's values")
         op_named = op
@@ -365,12 +392,12 @@ def _described(edit, mine, theirs, recorded, exercise):
                     + (" (head_size ** -0.5)" if scale and abs(wanted - scale) < 1e-9 else "")
                     + f"; {tail_en}")
         else:
-            text = (f"这里用的是{zh}，课文在这一步用的是{rzh}。{tail_zh}",
+            text = (f"这里用的是 {zh}，课文在这一步用的是 {rzh}。{tail_zh}",
                     f"{en} where the lesson's has {ren}; {tail_en}")
         op_named = op
     else:
         rzh, ren = _words(reference[edit[2]][0])
-        text = (f"在{zh}之后少了课文的{rzh}。补上这一步，你的代码就得到参考答案的数值",
+        text = (f"在 {zh} 之后少了课文的 {rzh}。补上这一步，你的代码就得到参考答案的数值",
                 f"the lesson's {ren} is missing after {en}; with it, your code gives the "
                 "reference's values")
         op_named = operator_name(reference[edit[2]][0])
@@ -388,6 +415,9 @@ def _argument_text(name, where, mine, wanted, recorded):
     op = operator_name(name)
     a, b = _number(mine), _number(wanted)
     if op in ("masked_fill", "masked_fill_", "where", "fill", "full") and wanted == -math.inf:
+        if mine == math.inf:
+            return ("未来的位置填的是 +∞，而不是 −∞：softmax 遇到 +∞ 只会得到 NaN",
+                    "the future is filled with +∞ instead of −∞, and softmax of +∞ is NaN")
         return (f"未来的位置填的是 {a}，而不是 −∞：softmax 之后它们还会分到权重",
                 f"the future is filled with {a} instead of −∞, so after softmax it keeps a "
                 "weight")
@@ -403,4 +433,4 @@ def _argument_text(name, where, mine, wanted, recorded):
                 f"the scores are {verb_en} by {a}, where the lesson's are {verb_en} by {b} "
                 "(the scale head_size ** -0.5 follows head_size)")
     zh, en = _words(name)
-    return (f"{zh}用的是 {a}，课文在这里用的是 {b}", f"{en} uses {a} where the lesson's uses {b}")
+    return (f"{zh} 用的是 {a}，课文在这里用的是 {b}", f"{en} uses {a} where the lesson's uses {b}")
