@@ -5,6 +5,7 @@ from grading.checks.expect import expect_close, expect_inputs_unchanged, expect_
 from grading.checks.scenario import SHAPES, hidden, public, raises, randn, set_embedding, trainable_shapes
 from grading.checks.shown_work import vjp
 from grading.diagnosis.causes import Diagnosis, changed_everywhere, close, finite, modifies_input_diagnosis
+from grading.diagnosis.crashes import crash_cause
 from grading.i18n import Bi
 
 # -- scenarios: run on the submission in a worker and on the solution in the judge ---------------
@@ -387,7 +388,7 @@ def learning_diagnosis(probe, shape):
 
 def diagnose_error(error):
     if error.get("key") != "embedding_shape":
-        return None
+        return crash_cause(error, "ex1")
     shape, vocab_size, n_embd = tuple(error["shape"]), error["vocab_size"], error["n_embd"]
     kind = error.get("kind", "")
     if kind and kind != "Embedding":

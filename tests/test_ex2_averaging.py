@@ -21,6 +21,7 @@ from grading.diagnosis.causes import (
     detached_diagnosis,
     modifies_input_diagnosis,
 )
+from grading.diagnosis.crashes import crash_cause
 from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import Way, lesson, named_slips, slip_diagnosis
 from grading.i18n import Bi
@@ -519,6 +520,10 @@ def averaged(pick, x, T):
 
 
 def diagnose_error(error):
+    return averaging_crash(error) or crash_cause(error, "ex2")
+
+
+def averaging_crash(error):
     frames, message = error.get("frames", []), error.get("message", "")
     if not frames or frames[-1][2] != "average_context":
         return None

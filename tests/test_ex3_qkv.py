@@ -20,6 +20,7 @@ from grading.diagnosis.causes import (
     finite,
     modifies_input_diagnosis,
 )
+from grading.diagnosis.crashes import crash_cause
 from grading.diagnosis.record_diff import Recorded
 from lesson_steps import layer_shape_diagnosis
 
@@ -295,4 +296,4 @@ def layers_diagnosis(built, parameters, after_forward, shape):
 
 
 def diagnose_error(error):
-    return layer_shape_diagnosis(error, "ex3")
+    return layer_shape_diagnosis(error, "ex3") or crash_cause(error, "ex3")

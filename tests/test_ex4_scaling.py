@@ -20,6 +20,7 @@ from grading.diagnosis.causes import (
     modifies_input_diagnosis,
     shortcut_diagnosis,
 )
+from grading.diagnosis.crashes import crash_cause
 from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import lesson, named_slips
 from grading.i18n import Bi
@@ -227,4 +228,4 @@ def diagnose_error(error):
         error, "ex4",
         "attention_scores 只拿到 q 和 k，head_size 是它们最后一维的长度：head_size = q.shape[-1]",
         "attention_scores gets only q and k, and head_size is the length of their last "
-        "dimension: head_size = q.shape[-1]")
+        "dimension: head_size = q.shape[-1]") or crash_cause(error, "ex4")

@@ -23,6 +23,7 @@ from grading.diagnosis.causes import (
     modifies_input_diagnosis,
     shortcut_diagnosis,
 )
+from grading.diagnosis.crashes import crash_cause
 from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import lesson, named_slips
 from grading.errors import WorkerFailure
@@ -346,4 +347,4 @@ def catalogued(probe):
 
 def diagnose_error(error):
     return mask_sized_by_batch(error, DIAGNOSE_SHAPE["B"], DIAGNOSE_SHAPE["T"], "ex5") \
-        or inf_into_integers(error, "ex5")
+        or inf_into_integers(error, "ex5") or crash_cause(error, "ex5")

@@ -34,6 +34,7 @@ from grading.diagnosis.causes import (
     modifies_input_diagnosis,
     shortcut_diagnosis,
 )
+from grading.diagnosis.crashes import crash_cause
 from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import Way, lesson, named_slips
 from grading.errors import WorkerFailure
@@ -677,4 +678,4 @@ def diagnose_error(error):
             "（或 q.shape[-1]），或者在 __init__ 里存下来：self.head_size = head_size",
             "__init__'s argument head_size is not a variable of forward. Take it from the "
             "tensors, head_size = k.shape[-1] (or q.shape[-1]), or keep it in __init__: "
-            "self.head_size = head_size")
+            "self.head_size = head_size") or crash_cause(error, "ex6")

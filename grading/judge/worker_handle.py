@@ -310,11 +310,13 @@ def garbled(error):
 def raised_text(error):
     """What the learner's exception says, with a word on the cases a learner cannot read alone."""
     kind, message = error.get("type", "Exception"), error.get("message", "")
-    if kind == "ModuleNotFoundError" and re.search(r"'(exercises|solutions|ex\d_\w+)", message):
+    if kind == "ModuleNotFoundError" and re.search(r"'(solutions|ex\d_\w+)", message):
         return Bi(f"{kind}: {message}——导入别的练习要用相对导入，例如 "
-                  "`from .ex5_causal_mask import causal_softmax`，这样在任何文件夹里都能用",
+                  "`from .ex5_causal_mask import causal_softmax`（或 `from exercises.ex5_causal_mask "
+                  "import causal_softmax`），这样在任何文件夹里都能用",
                   f"{kind}: {message} — import another exercise relatively, as in "
-                  "`from .ex5_causal_mask import causal_softmax`, so that it works in any folder")
+                  "`from .ex5_causal_mask import causal_softmax` (or `from exercises.ex5_causal_mask "
+                  "import causal_softmax`), so that it works in any folder")
     if kind == "SystemExit":
         return Bi(f"调用了 sys.exit({message})——评分需要你的代码返回结果，而不是退出",
                   f"sys.exit({message}) was called — the grader needs your code to return, not "

@@ -29,6 +29,9 @@ import time
 import traceback
 
 SUBMISSION_PACKAGE = "submission"  # the name a submission folder is imported under, in a worker
+# ...and the names it may import itself by: `from exercises.ex5_causal_mask import causal_softmax`
+# in the learner's own exercises/ reaches their own ex5, wherever the folder is graded from.
+IMPORTED_AS = (SUBMISSION_PACKAGE, "exercises")
 OUTPUT_LIMIT = 2000  # characters of captured output sent back per call
 OUTPUT_FILE_LIMIT = 8 * 1024 * 1024  # bytes a worker may print or write in all
 
@@ -266,7 +269,7 @@ def portable_main(address, root, tripwire):
                                                             OUTPUT_FILE_LIMIT),
                      "audit": audit.put_up(package_dir)}
             walled, before = request["package_dir"], _interpreter_state()
-        for name in [n for n in sys.modules if n.split(".")[0] == SUBMISSION_PACKAGE]:
+        for name in [n for n in sys.modules if n.split(".")[0] in IMPORTED_AS]:
             del sys.modules[name]  # each exercise imports the submission afresh, as in a fork
         try:
             module = _import_submission(package_dir, request["module"])
@@ -312,7 +315,7 @@ def _interpreter_state():
     held = tuple(tuple(sorted((k, id(v)) for k, v in vars(ns).items()))
                  for ns in namespaces)
     modules = tuple(sorted((n, id(m)) for n, m in sys.modules.items()
-                           if n.split(".")[0] != SUBMISSION_PACKAGE))
+                           if n.split(".")[0] not in IMPORTED_AS))
     # What decides the next import, item by item: vars(sys) above holds only the lists' identity,
     # and a finder put on sys.meta_path would decide what the next exercise's module is.
     importing = (tuple(map(id, sys.meta_path)), tuple(map(id, sys.path_hooks)), tuple(sys.path),
@@ -376,7 +379,8 @@ def _import_submission(package_dir, module_name):
         spec = importlib.machinery.ModuleSpec(SUBMISSION_PACKAGE, None, is_package=True)
         spec.submodule_search_locations = [package_dir]
     package = importlib.util.module_from_spec(spec)
-    sys.modules[SUBMISSION_PACKAGE] = package
+    for name in IMPORTED_AS:
+        sys.modules[name] = package
     if spec.loader is not None:
         spec.loader.exec_module(package)
     if not os.path.exists(os.path.join(package_dir, module_name + ".py")):

@@ -20,7 +20,7 @@ BROKEN_MESSAGES = {
     "broken-ex4-numpy_returned": "numpy.ndarray",
     "broken-ex5-segfault": "segmentation fault",
     "broken-ex5-two_dim": "should have shape (B, T, T)",
-    "broken-ex6-absolute_import": "import another exercise relatively",
+    "broken-ex6-bare_module_import": "import another exercise relatively",
     "broken-ex6-loop_in_forward": "was stopped",
     "broken-ex6-slow_forward": "used up this exercise's 8 s",
     "broken-ex6-two_dim": "should have shape (B, T, head_size)",

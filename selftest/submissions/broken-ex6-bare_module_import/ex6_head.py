@@ -1,8 +1,9 @@
-"""Broken: another exercise imported absolutely. In a grader's worker that resolves to no folder (or,
-before the fix, to the repository's own stubs), never to the submission's file: use `from .ex5…`."""
+"""Broken: another exercise imported as a top-level module, `from ex5_causal_mask import …`. In a
+grader's worker no folder is on sys.path, so it resolves to nothing: the message says to use
+`from .ex5…` (or `from exercises.ex5…`, which fair-ex6-reuses_ex5_absolute grades)."""
 import torch.nn as nn
 
-from exercises.ex5_causal_mask import causal_softmax
+from ex5_causal_mask import causal_softmax
 
 
 class Head(nn.Module):

@@ -1,0 +1,263 @@
+"""The likely cause of a crash, from the exception the learner's code raised, in the lesson's terms.
+
+What a test file's diagnose_error(error) falls back to when none of its own causes fits: `error`
+is the worker's report {"type", "message", "frames": [[file, line, function, source], …]} and,
+where the test knows them, the sizes of the call that crashed ("sizes": {"B": 2, "T": 5, …}). A
+cause is named from PyTorch's and Python's own words for the failure, and the sizes in its
+message are named as the lesson names them (T = 5, head_size = 8), so that the learner reads
+which dimension did not fit, not only that one did not.
+"""
+import re
+
+from grading.diagnosis.causes import Diagnosis
+
+# The lesson's names for the sizes of a call, in the order a message is read with them.
+SIZE_NAMES = ("B", "T", "n_embd", "head_size", "block_size", "vocab_size", "C")
+
+
+def crash_cause(error, exercise):
+    """A Diagnosis for the crash `error` describes, or None when nothing here fits it."""
+    if not isinstance(error, dict):
+        return None
+    kind, message = str(error.get("type", "")), str(error.get("message", ""))
+    frames = error.get("frames") or []
+    line = str(frames[-1][3]) if frames and len(frames[-1]) > 3 else ""
+    sizes = error.get("sizes") if isinstance(error.get("sizes"), dict) else {}
+    for rule in RULES:
+        found = rule(kind, message, line, sizes)
+        if found:
+            key, zh, en = found
+            return Diagnosis(f"{exercise}.crash_{key}", zh, en)
+    return None
+
+
+def _named(number, sizes):
+    """'T = 5' for 5 when the call's T is 5 (every name that fits: 'T = head_size = 8'); the
+    product of two, B·T = 10, for a flattened batch; else the number."""
+    names = [name for name in SIZE_NAMES if sizes.get(name) == number]
+    if names:
+        return " = ".join(names) + f" = {number}"
+    B, T = sizes.get("B"), sizes.get("T")
+    if isinstance(B, int) and isinstance(T, int) and B * T == number:
+        return f"B·T = {number}"
+    return str(number)
+
+
+def _forward_missing(kind, message, line, sizes):
+    if kind == "NotImplementedError" and 'missing the required "forward" function' in message:
+        return ("forward_missing",
+                "这个 nn.Module 没有 forward 方法：调用 head(x) 时，PyTorch 找的是名字正好叫 forward 的方法。"
+                "检查拼写（forward(self, x)）和缩进（它要写在类的里面）",
+                "this nn.Module has no forward method: calling head(x) runs the method named "
+                "exactly forward. Check its spelling (def forward(self, x):) and its indentation "
+                "(inside the class)")
+    return None
+
+
+def _super_missing(kind, message, line, sizes):
+    if kind == "AttributeError" and "before Module.__init__() call" in message:
+        return ("super_init_missing",
+                "__init__ 的第一行少了 super().__init__()：nn.Module 要先把自己建好，才能在 self 上放层、"
+                "参数和 register_buffer 存下的张量",
+                "__init__ lacks super().__init__() as its first line: nn.Module must set itself "
+                "up before layers, parameters and buffers can be kept on self")
+    return None
+
+
+def _buffer_name(kind, message, line, sizes):
+    if kind == "KeyError" and re.search(r"can.{0,2}t contain", message) and "." in message:
+        return ("buffer_name_dot",
+                "register_buffer 的名字里不能有点：它是 self 上的一个属性名，例如 register_buffer(\"tril\", …)，"
+                "之后用 self.tril 取",
+                "a buffer's name cannot contain a dot: it is the name of an attribute of self, "
+                "register_buffer(\"tril\", …), read later as self.tril")
+    if kind == "TypeError" and "buffer name should be a string" in message:
+        return ("register_buffer_order",
+                "register_buffer 的两个参数顺序反了：先名字，再张量，register_buffer(\"tril\", "
+                "torch.tril(torch.ones(block_size, block_size)))",
+                "register_buffer's arguments are the other way round: the name first, then the "
+                "tensor, register_buffer(\"tril\", torch.tril(torch.ones(block_size, block_size)))")
+    return None
+
+
+def _mask_type(kind, message, line, sizes):
+    if "masked_fill" in message and ("boolean" in message or "Bool" in message):
+        return ("mask_not_bool",
+                "masked_fill 的掩码要是布尔张量（True 的位置被填上）：tril == 0 就是一个布尔张量，"
+                "而 tril 本身是 0 和 1 的浮点数",
+                "masked_fill needs a boolean mask (True where it fills): tril == 0 is one, while "
+                "tril itself holds the floats 0 and 1")
+    if "masked_fill" in message and "numpy" in message:
+        return ("mask_numpy",
+                "masked_fill 的掩码是一个 numpy 数组：它要是 torch 的布尔张量，例如 torch.tril(torch.ones(T, T)) == 0",
+                "masked_fill was given a numpy array as its mask: it needs a torch boolean "
+                "tensor, such as torch.tril(torch.ones(T, T)) == 0")
+    return None
+
+
+def _not_defined(kind, message, line, sizes):
+    found = re.search(r"name '(\w+)' is not defined", message) if kind == "NameError" else None
+    if not found:
+        return None
+    name = found.group(1)
+    if name == "F":
+        return ("F_undefined",
+                "F 没有定义：文件开头要有 import torch.nn.functional as F（F.softmax 就来自那里）",
+                "F is not defined: the file needs import torch.nn.functional as F at the top "
+                "(F.softmax comes from it)")
+    if name in ("torch", "nn", "math"):
+        return ("import_missing", f"{name} 没有导入：文件开头加上 import {name if name != 'nn' else 'torch.nn as nn'}",
+                f"{name} is not imported: add import {name if name != 'nn' else 'torch.nn as nn'} "
+                "at the top of the file")
+    return ("name_undefined",
+            f"{name} 在这里没有定义：__init__ 的参数和变量在 forward 里是看不到的，要存在 self 上（self.{name} = …），"
+            "或者从张量的形状里取",
+            f"{name} is not defined here: __init__'s arguments and variables are not forward's; "
+            f"keep it on self (self.{name} = …), or take it from a tensor's shape")
+
+
+def _no_attribute(kind, message, line, sizes):
+    found = re.search(r"'(\w+)' object has no attribute '(\w+)'", message) \
+        if kind == "AttributeError" else None
+    if not found or found.group(1) in ("Tensor", "int", "float", "tuple", "list"):
+        return None
+    owner, name = found.groups()
+    return ("attribute_missing",
+            f"self.{name} 用到了，但 {owner} 的 __init__ 里从没有建它：在 __init__ 里建好（层用 nn.Linear，"
+            "掩码用 register_buffer），并检查名字的拼写",
+            f"self.{name} is used, but {owner}'s __init__ never made it: build it in __init__ "
+            "(an nn.Linear for a layer, register_buffer for the mask), and check the name's "
+            "spelling")
+
+
+def _arguments(kind, message, line, sizes):
+    if kind != "TypeError":
+        return None
+    if re.search(r"forward\(\) takes \d+ positional arguments? but \d+ were given", message):
+        return ("forward_arguments",
+                "forward 的参数不对：调用的是 head(x)，所以写成 def forward(self, x):",
+                "forward's arguments do not fit: it is called as head(x), so it is "
+                "def forward(self, x):")
+    if re.search(r"__init__\(\) (takes|missing)", message):
+        return ("init_arguments",
+                "__init__ 的参数和练习规定的不一样：按文件开头说明里的顺序写，例如 Head(n_embd, head_size, block_size)",
+                "__init__'s arguments are not the exercise's: take them in the order the file's "
+                "description gives, Head(n_embd, head_size, block_size) for instance")
+    if "softmax()" in message and ("dim" in message or "invalid combination" in message):
+        return ("softmax_dim",
+                "softmax 没有给出沿哪一维做：写上 dim=-1，每一行（一个位置对所有位置的权重）加起来为 1",
+                "softmax was not told which dimension: pass dim=-1, so that each row (one "
+                "position's weights over all positions) sums to 1")
+    return None
+
+
+def _matrix_product(kind, message, line, sizes):
+    found = re.search(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)",
+                      message)
+    if not found:
+        return None
+    a, b, c, d = (int(n) for n in found.groups())
+    shapes_zh = f"({_named(a, sizes)}, {_named(b, sizes)}) @ ({_named(c, sizes)}, {_named(d, sizes)})"
+    if ".weight" in line and ".T" not in line and b == d:
+        return ("weight_not_transposed",
+                f"矩阵乘法两边对不上：{shapes_zh}。nn.Linear 把权重存成 (输出, 输入) = (head_size, n_embd)，"
+                "所以 x @ layer.weight 要转置：x @ layer.weight.T，或者直接调用这个层：self.query(x)",
+                f"the matrix product does not fit: {shapes_zh}. nn.Linear stores its weight as "
+                "(out, in) = (head_size, n_embd), so x @ layer.weight needs it transposed, "
+                "x @ layer.weight.T, or call the layer itself: self.query(x)")
+    return ("product_sizes",
+            f"矩阵乘法两边对不上：{shapes_zh}，左边的最后一维要等于右边的第一维",
+            f"the matrix product does not fit: {shapes_zh}; the left one's last size must be "
+            "the right one's first")
+
+
+def _batch_product(kind, message, line, sizes):
+    if "batch2 tensor" not in message:
+        return None
+    found = re.search(r"batch2 tensor to be: \[(\d+), (\d+)\] but got: \[(\d+), (\d+)\]", message)
+    if not found:
+        return None
+    numbers = [int(n) for n in found.groups()]
+    want, got = (", ".join(_named(n, sizes) for n in pair) for pair in (numbers[:2], numbers[2:]))
+    return ("batch_product_sizes",
+            f"批量的矩阵乘法（@）两边对不上：右边应当以 ({want}, …) 开头，实际是 ({got}, …)。"
+            "q @ k.transpose(-2, -1) 是 (B, T, head_size) @ (B, head_size, T)；weights @ v 是 "
+            "(B, T, T) @ (B, T, head_size)",
+            f"the batched product (@) does not fit: the right one should begin with ({want}, …), "
+            f"it begins with ({got}, …). q @ k.transpose(-2, -1) is (B, T, head_size) @ "
+            "(B, head_size, T); weights @ v is (B, T, T) @ (B, T, head_size)")
+
+
+def _broadcast(kind, message, line, sizes):
+    found = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+                      r"non-singleton dimension (\d+)", message)
+    if not found:
+        return None
+    a, b, dim = (int(n) for n in found.groups())
+    return ("sizes_differ",
+            f"两个张量在第 {dim} 维上长度不同：{_named(a, sizes)} 对 {_named(b, sizes)}，没法逐个相配。"
+            "看看这一行里每个张量的形状：课文里分数和掩码都是 (T, T)（批量在前面），q、k、v 是 (B, T, head_size)",
+            f"two tensors differ in length at dim {dim}: {_named(a, sizes)} against "
+            f"{_named(b, sizes)}, which cannot be matched up. Look at each tensor's shape on "
+            "that line: in the lesson the scores and the mask are (T, T) (after the batch), q, "
+            "k and v (B, T, head_size)")
+
+
+def _dims(kind, message, line, sizes):
+    found = re.search(r"Dimension out of range \(expected to be in range of \[(-?\d+), (\d+)\], "
+                      r"but got (-?\d+)\)", message)
+    if not found:
+        return None
+    low, high, got = (int(n) for n in found.groups())
+    return ("dim_out_of_range",
+            f"第 {got} 维不存在：这个张量只有 {high + 1} 维（可用 {low} 到 {high}）。用负数从末尾数最稳妥："
+            "dim=-1 是最后一维",
+            f"dim {got} does not exist: this tensor has {high + 1} dimensions ({low} to {high}). "
+            "Counting from the end is safest: dim=-1 is the last one")
+
+
+def _dtypes(kind, message, line, sizes):
+    if re.search(r"expected (scalar type|m1 and m2 to have the same dtype)|must have the same "
+                 r"dtype|found Double|expected both vectors to have same dtype", message):
+        return ("dtypes_differ",
+                "两个张量的类型不同：一个是 float64（numpy 数组、.double() 或 dtype=torch.float64），"
+                "另一个是 torch 默认的 float32。用 torch 的运算建张量，或者 .float() 转回来",
+                "two tensors of different types meet: one is float64 (a numpy array, .double() or "
+                "dtype=torch.float64), the other torch's default float32. Make tensors with torch "
+                "operations, or convert with .float()")
+    return None
+
+
+def _views(kind, message, line, sizes):
+    if "view size is not compatible with input tensor's size and stride" in message:
+        return ("view_after_transpose",
+                "转置之后的张量在内存里不再是连续的，.view 改不了它的形状：用 .reshape，或者 .contiguous().view；"
+                "要交换两维的话，transpose 本身就够了",
+                "after a transpose a tensor is no longer contiguous in memory, and .view cannot "
+                "reshape it: use .reshape, or .contiguous().view; to swap two dimensions, "
+                "transpose alone is enough")
+    found = re.search(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)", message)
+    if found:
+        return ("reshape_sizes",
+                f"view/reshape 要的形状 [{found.group(1)}] 装不下这个张量的 {found.group(2)} 个数：它们的乘积要相等。"
+                "交换两维用 transpose，不要用 view/reshape",
+                f"the shape [{found.group(1)}] given to view/reshape does not hold the tensor's "
+                f"{found.group(2)} numbers: their products must be equal. To swap two dimensions, "
+                "use transpose, not view/reshape")
+    return None
+
+
+def _transposed_batch(kind, message, line, sizes):
+    if re.search(r"transpose\(\s*(0\s*,\s*1|1\s*,\s*0)\s*\)", line) and re.search(
+            r"must match the size|batch2 tensor|cannot be multiplied", message):
+        return ("transposed_batch",
+                "transpose(0, 1) 交换的是批量 B 和时间 T 两个维度。课文要交换的是最后两维（T 和 head_size）："
+                "k.transpose(-2, -1)，得到 (B, head_size, T)",
+                "transpose(0, 1) swaps the batch B and the time T. The lesson swaps the last two "
+                "(T and head_size): k.transpose(-2, -1), which gives (B, head_size, T)")
+    return None
+
+
+RULES = (_transposed_batch, _forward_missing, _super_missing, _buffer_name, _mask_type, _not_defined,
+         _no_attribute, _arguments, _matrix_product, _batch_product, _broadcast, _dims, _dtypes,
+         _views)
