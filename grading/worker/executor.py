@@ -20,6 +20,10 @@ READY_MADE = frozenset({"scaled_dot_product_attention", "multi_head_attention_fo
 # Later releases name it in aten (_safe_softmax, the fused kernels): the function-level mode, which
 # costs every call of a torch function, is needed only before 2.5.
 _NAMES_HIDDEN = tuple(int(n) for n in torch.__version__.split(".")[:2]) < (2, 5)
+_PLAIN = frozenset({bool, int, float, str, type(None)})  # values a record holds as they are
+# id(an aten overload) -> (its name, whether it allocates uninitialised memory, the overload):
+# kept for the worker's life (the overloads are PyTorch's own, and live as long).
+_OPERATOR_NAMES = {}
 
 
 # -- what a worker does for the judge -------------------------------------------------------------
@@ -235,12 +239,12 @@ class Executor:
         state = self._first_state(handle, named)
         ops, truncated = [], [False]
 
-        def ref(value):
+        def ref(value):  # (the hot path of every call: plain values and tensors first)
             kind = type(value)
-            if kind is list or kind is tuple:
-                return [ref(v) for v in value]
-            if value is None or kind in (bool, int, float, str):
+            if kind in _PLAIN:
                 return value
+            if kind is list or kind is tuple:
+                return [v if type(v) in _PLAIN else ref(v) for v in value]
             if isinstance(value, torch.Tensor):
                 found = known.get(id(value))
                 if found is None:
@@ -253,7 +257,7 @@ class Executor:
                 return {type(value).__name__: str(value).removeprefix("torch.")}
             return {"opaque": type(value).__name__}
 
-        names = {}  # func -> (its name, whether it allocates uninitialised memory)
+        names = _OPERATOR_NAMES
 
         class Recorder(TorchDispatchMode):
             @classmethod
@@ -262,12 +266,14 @@ class Executor:
 
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
-                named = names.get(func)
+                named = names.get(id(func))  # (by identity: an overload's hash builds its name)
                 if named is None:
-                    named = names[func] = (str(func), operator_name(str(func)) in UNINITIALISED)
+                    named = names[id(func)] = (str(func),
+                                               operator_name(str(func)) in UNINITIALISED, func)
                 recording = len(ops) < MAX_RECORD
                 if recording:
-                    ops.append([named[0], ref(args), {k: ref(v) for k, v in kwargs.items()},
+                    ops.append([named[0], ref(args),
+                                {k: ref(v) for k, v in kwargs.items()} if kwargs else {},
                                 torch.is_grad_enabled()])
                 else:
                     truncated[0] = True
