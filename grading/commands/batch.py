@@ -19,6 +19,7 @@ import io
 import json
 import os
 import queue
+import re
 import selectors
 import shutil
 import signal
@@ -43,8 +44,9 @@ from grading.judge.limits import JUDGE_MEMORY, limit_judge_memory
 from grading.judge.session import grade
 from grading.output import report
 
-CSV_COLUMNS = ["name", *EXERCISES, "total", "status", "note", "seconds"]
-STATUSES = ("graded", "incomplete", "empty", "refused", "grading error")
+CSV_COLUMNS = ["name", *EXERCISES, "total", "of", "hidden", "status", "note", "seed", "seconds"]
+CHECK_COLUMNS = ["name", "exercise", "check", "kind", "points", "of", "status", "message"]
+STATUSES = ("graded", "incomplete", "empty", "refused", "grading error", "interrupted")
 FILES = [f"{name}.py" for name in EXERCISES]
 ZIP_FILES = 500  # entries of one .zip: a repository clone has a few dozen
 ZIP_BYTES = 50 << 20  # bytes of one .zip, extracted: the six files are a few KiB
@@ -183,6 +185,10 @@ def grade_one(backend, folder, seed, exercises, timeout, missing=()):
         record["status"], record["note"] = status_of(record)
         if record["status"] == "graded" and missing:
             record["status"], record["note"] = "incomplete", "missing " + ", ".join(missing)
+        if hidden_not_run(record):  # a copy without solutions/: no grade, and it says so
+            record["note"] = "; ".join(filter(None, [
+                record["note"], f"public checks only, of {record['max']:g}: the hidden checks "
+                "did not run (no solutions/)"]))
     except SessionError as error:  # a problem of the tests, not of this submission
         first = (str(error).splitlines() or ["the tests could not run"])[0]
         record = record_of("grading error", inert_line(first)[:200],
@@ -254,6 +260,7 @@ class _Judges:
     def __init__(self, backend, seed, exercises, timeout, most):
         self.backend, self.settings = backend, (seed, exercises, timeout)
         self.running, self.started, self.most = [], 0, most  # most: judges started in all
+        self.stopped = []
         self.fork = backend.can_fork_judges
         if self.fork:
             import pytest  # noqa: F401  (imported once, before the judges fork)
@@ -352,12 +359,14 @@ class _Judges:
             return judge, None
 
     def stop(self):
-        """Every judge still running, killed and waited for (an interrupted batch)."""
+        """Every judge still running, killed and waited for (an interrupted batch); they are kept
+        in `stopped`, with the job each was grading."""
         for judge in list(self.running):
             judge.close_jobs()
             judge.kill()
             judge.ended()
             judge.records.close()
+            self.stopped.append(judge)
         self.running = []
 
 
@@ -367,8 +376,13 @@ def judges_for(jobs):
     return max(1, jobs) + SPARE_JUDGES
 
 
-def grade_all(backend, folder, seed, exercises, timeout, jobs):
-    """{name: record} for every submission in folder, `jobs` judges at a time."""
+def grade_all(backend, folder, seed, exercises, timeout, jobs, saved=None, done=None):
+    """({name: record} for every submission in folder, `jobs` judges at a time, whether the batch
+    was interrupted). `saved`: an open file each row is appended to as it is graded (a JSON
+    line, flushed), so that an interrupted batch loses nothing; `done`: rows of an earlier run
+    (--resume), taken as they are. Ctrl-C (or SIGTERM, which the caller turns into it) stops every
+    judge at once; the rows not graded then are marked "interrupted"."""
+    done = done or {}
     entries = deque(submissions_in(folder))
     progress, records, returned = Progress(len(entries)), {}, deque()
     unpacked = tempfile.mkdtemp(prefix="grader-batch-")  # where the zips are extracted
@@ -376,12 +390,18 @@ def grade_all(backend, folder, seed, exercises, timeout, jobs):
     def finish(name, record):
         records[name] = record
         progress.step(name, record)
+        if saved is not None and name not in done:
+            saved.write(json.dumps({"name": name, "record": record}, ensure_ascii=False) + "\n")
+            saved.flush()
 
     def next_job():  # the next submission to grade; the ones that need no judge get their row
         while returned or entries:
             if returned:
                 return returned.popleft()
             entry = entries.popleft()
+            if entry.name in done:
+                finish(entry.name, done[entry.name])
+                continue
             try:
                 job = prepare(entry, unpacked)
             except OSError as error:  # a folder that cannot be listed, say: its row, not the batch
@@ -425,11 +445,20 @@ def grade_all(backend, folder, seed, exercises, timeout, jobs):
                     finish(job["name"], record_of("grading error", "too many judges died"))
         while (job := next_job()) is not None:  # every judge gone, none may start
             finish(job["name"], record_of("grading error", "too many judges died"))
+        interrupted = False
+    except KeyboardInterrupt:
+        interrupted = True
+        judges.stop()  # at once: no judge grades on after the batch has stopped
+        left = [judge.current["name"] for judge in judges.stopped if judge.current] \
+            + [job["name"] for job in returned] + [entry.name for entry in entries]
+        for name in left:
+            records.setdefault(name, record_of("interrupted", "not graded: the batch was "
+                                               "interrupted; --resume grades what is left"))
     finally:
         judges.stop()
         shutil.rmtree(unpacked, ignore_errors=True)
     progress.done()
-    return dict(sorted(records.items()))
+    return dict(sorted(records.items())), interrupted
 
 
 def _judge_main(config):
@@ -480,17 +509,89 @@ def cell(text):
 shown_name = cell  # a submission's name, as the CSV and the log show it
 
 
+def hidden_not_run(record):
+    """The points of the hidden checks that did not run for this row (no solutions/ here)."""
+    return sum(test["points"] for ex in record["exercises"].values() for test in ex.get("tests", ())
+               if test["status"] == "skipped" and test.get("kind") == "hidden")
+
+
+def public_only(records):
+    """True when a graded row ran without the hidden checks: a copy without solutions/, whose
+    totals are the public checks' alone and no grade."""
+    return any(hidden_not_run(record) for record in records.values())
+
+
 def csv_text(records):
-    """The gradebook: a row per submission, sorted by name; the csv module quotes what needs it."""
+    """The gradebook: a row per submission, sorted by name; the csv module quotes what needs it.
+    `of` is the points the checks that ran could give (100 with the hidden checks), `hidden`
+    says "not run" where they did not; the seed replays the row (--submission … --seed)."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
     for name, record in sorted(records.items()):
         scores = [f"{record['exercises'][ex]['score']:g}" if ex in record["exercises"] else ""
                   for ex in EXERCISES]
-        writer.writerow([cell(name), *scores, f"{record['total']:g}", record["status"],
-                         cell(record.get("note", "")), record["seconds"]])
+        graded = bool(record["exercises"])
+        writer.writerow([cell(name), *scores, f"{record['total']:g}",
+                         f"{record['max']:g}" if graded and "max" in record else "",
+                         ("not run" if hidden_not_run(record) else "ran") if graded else "",
+                         record["status"], cell(record.get("note", "")),
+                         record.get("seed", "") if graded else "", record["seconds"]])
     return out.getvalue()
+
+
+def checks_csv(records):
+    """Every check of every graded row, a line each: the points it gave of its points, its status,
+    and what it said (English): how a TA answers "why 19/25?"."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CHECK_COLUMNS)
+    for name, record in sorted(records.items()):
+        for exercise, result in record["exercises"].items():
+            for test in result["tests"]:
+                message = (test.get("message") or {}).get("en", "")
+                writer.writerow([cell(name), exercise, test["id"], test.get("kind", ""),
+                                 f"{test['score']:g}", f"{test['points']:g}", test["status"],
+                                 cell(inert_line(message)[:500])])
+    return out.getvalue()
+
+
+def beside(gradebook, what):
+    """A file beside the gradebook: grades.csv -> grades-causes.csv, grades-checks.csv."""
+    gradebook = Path(gradebook)
+    return gradebook.with_name(f"{gradebook.stem}-{what}.csv")
+
+
+def saved_path(gradebook):
+    """Where a batch keeps its rows while it runs: grades.csv -> grades.saved.jsonl."""
+    gradebook = Path(gradebook)
+    return gradebook.with_name(gradebook.stem + ".saved.jsonl")
+
+
+def read_saved(path, seed):
+    """(the seed, {name: row}) of an earlier run's saved rows, to --resume it: the rows graded or
+    refused (a grading error is graded again). ValueError when there is nothing to resume, or
+    when `seed` (given again) is not the one the rows were graded with."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        head = json.loads(lines[0])
+        rows = {}
+        for line in lines[1:]:
+            try:
+                item = json.loads(line)
+            except ValueError:  # a line cut short when the batch was stopped
+                continue
+            if item["record"]["status"] not in ("grading error", "interrupted"):
+                rows[item["name"]] = item["record"]
+    except (OSError, ValueError, IndexError, KeyError, TypeError):
+        raise ValueError(Bi(f"没有可以接着评的批量评分：{path} 不存在或读不出来",
+                            f"there is no batch to resume: {path} is missing or unreadable")) \
+            from None
+    if seed is not None and seed != head.get("seed"):
+        raise ValueError(Bi(f"--resume 要用原来的随机种子 {head.get('seed')}（给的是 {seed}）",
+                            f"--resume needs the batch's own seed, {head.get('seed')} (not "
+                            f"{seed})"))
+    return head.get("seed"), rows
 
 
 def grading_errors(records):
@@ -524,25 +625,36 @@ def causes_csv(rows):
 
 def causes_path(gradebook):
     """Where the causes go, beside the gradebook: grades.csv -> grades-causes.csv."""
-    gradebook = Path(gradebook)
-    return gradebook.with_name(gradebook.stem + "-causes.csv")
+    return beside(gradebook, "causes")
 
 
-def class_report(records, lang="en"):
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+
+
+def markdown_text(text):
+    """Text (a submission's name, a cause) as Markdown that renders as that very text: visible
+    (see visible), on one line, and every ASCII punctuation character backslash-escaped, which
+    CommonMark then shows as itself — no tag, link, emphasis, heading or table cell from it."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", inert_line(visible(str(text))))
+
+
+def class_report(records, lang="en", interrupted=False):
     """`--report PATH`: what the class got wrong, as Markdown a TA can paste or print: the totals,
     then per exercise its most frequent likely causes, with counts and a few submissions."""
     say = lambda zh, en: Bi(zh, en).render(lang)  # noqa: E731
-    esc = lambda text: inert_line(visible(str(text))).replace("|", "\\|")  # noqa: E731
+    esc = markdown_text
     totals = [r["total"] for r in records.values() if r["status"] in ("graded", "incomplete")]
     counts = Counter(record["status"] for record in records.values())
     out = [say("# 全班评分报告", "# The class's grades"), "",
            say(f"{len(records)} 份提交：", f"{len(records)} submissions: ")
            + ", ".join(f"{status} {counts[status]}" for status in STATUSES if counts[status])]
+    out += [f"**{esc(line.strip())}**" for line in caveats(records, interrupted, lang)]
+    most = max((r.get("max", 100) for r in records.values() if r["exercises"]), default=100)
     if totals:
         out.append(say(f"有分数的 {len(totals)} 份：平均 {statistics.mean(totals):.1f}，中位数 "
-                       f"{statistics.median(totals):g}（满分 100）。",
+                       f"{statistics.median(totals):g}（满分 {most:g}）。",
                        f"With a grade {len(totals)}: mean {statistics.mean(totals):.1f}, median "
-                       f"{statistics.median(totals):g} (of 100)."))
+                       f"{statistics.median(totals):g} (of {most:g})."))
     wrong = causes(records, lang)
     out += ["", say("## 全班最常见的可能原因", "## What the class got wrong"), ""]
     if not wrong:
@@ -557,19 +669,47 @@ def class_report(records, lang="en"):
     return report.no_commands("\n".join(out)).rstrip() + "\n"
 
 
-def summary(records, lang="en"):
+def caveats(records, interrupted, lang="en"):
+    """The lines that say a batch's figures are no gradebook: the hidden checks did not run, or
+    the batch was interrupted. [] for a whole batch graded with the solutions."""
+    say = lambda zh, en: Bi(zh, en).render(lang)  # noqa: E731
+    lines = []
+    if public_only(records):
+        most = max((r.get("max", 0) for r in records.values() if r["exercises"]), default=0)
+        lines.append(say(f" 隐藏检查没有运行（这份拷贝里没有 solutions/）：每个总分只是公开检查的分数，满分 {most:g}，"
+                         "不是成绩单。要出成绩，请在有参考答案的课程仓库里评分。",
+                         " The hidden checks did not run (no solutions/ in this copy): each total "
+                         f"is the public checks' alone, of {most:g} points, and this is no "
+                         "gradebook. Grade where the solutions are."))
+    if interrupted:
+        count = sum(r["status"] != "interrupted" for r in records.values())
+        lines.append(say(f" 批量评分被中断了：{len(records)} 份里评完了 {count} 份，其余标为 interrupted。"
+                         "原样再运行一次同一条命令并加上 --resume，只评剩下的，分数与一次评完相同。",
+                         f" The batch was interrupted: {count} of {len(records)} rows graded, the "
+                         "rest marked interrupted. Run the same command again with --resume to "
+                         "grade only what is left; the grades are those of one whole run."))
+    return lines
+
+
+def summary(records, lang="en", interrupted=False):
     """What a TA reads at the end: how many rows of each status, the mean, the median and the
-    distribution of the graded totals, and every row that was not graded, with why."""
+    distribution of the graded totals, and every row that was not graded, with why; first, why
+    these figures are no gradebook, when they are not (caveats)."""
     counts = Counter(record["status"] for record in records.values())
     totals = [r["total"] for r in records.values() if r["status"] in ("graded", "incomplete")]
+    most = max((r.get("max", 100) for r in records.values() if r["exercises"]), default=100)
+    public = public_only(records)
     say = lambda zh, en: Bi(zh, en).render(lang)  # noqa: E731
     lines = [say(f"\n批量评分：{len(records)} 份提交", f"\nBatch: {len(records)} submissions"),
-             " " + " · ".join(f"{status} {counts[status]}" for status in STATUSES)]
+             *caveats(records, interrupted, lang),
+             " " + " · ".join(f"{status} {counts[status]}" for status in STATUSES
+                              if counts[status] or status != "interrupted")]
     if totals:
+        kind = ("公开检查", "public checks only, ") if public else ("", "")
         lines.append(say(f" 有分数的 {len(totals)} 份（含未完成的）：平均 {statistics.mean(totals):.1f}，"
-                         f"中位数 {statistics.median(totals):g}（满分 100）",
+                         f"中位数 {statistics.median(totals):g}（{kind[0]}满分 {most:g}）",
                          f" With a grade {len(totals)} (incomplete ones too): mean {statistics.mean(totals):.1f}, "
-                         f"median {statistics.median(totals):g} (of 100)"))
+                         f"median {statistics.median(totals):g} ({kind[1]}of {most:g})"))
         bins = Counter(min(int(total // 10), 10) for total in totals)
         widest = max(bins.values())
         for b in range(11):

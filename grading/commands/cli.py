@@ -22,9 +22,11 @@ row got a grade (whatever its points), 1 when a row met a grading error (the gra
 regrade those rows), 2 when it could not run at all.
 """
 import argparse
+import json
 import os
 import random
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -109,6 +111,8 @@ def parse(argv):
     parser.add_argument("--csv", metavar="PATH", help="with --batch: the gradebook, one row each")
     parser.add_argument("--report", metavar="PATH",
                         help="with --batch: what the class got wrong, as Markdown")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --batch: grade only the rows an interrupted batch left")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="with --batch: submissions graded at once (default: the cores)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
@@ -269,9 +273,13 @@ def command(args, argv):
         if args.batch and not (args.json or args.csv):
             raise ValueError(Bi("--batch 要用 --csv PATH（或 --json PATH）写出结果",
                                 "--batch needs --csv PATH (or --json PATH) for the results"))
-        if (args.csv or args.report) and not args.batch:
-            raise ValueError(Bi("--csv 和 --report 要和 --batch DIR 一起用",
-                                "--csv and --report go with --batch DIR"))
+        if (args.csv or args.report or args.resume) and not args.batch:
+            raise ValueError(Bi("--csv、--report 和 --resume 要和 --batch DIR 一起用",
+                                "--csv, --report and --resume go with --batch DIR"))
+        args.resumed = None
+        if args.resume:  # the rows an interrupted batch saved, and its seed
+            from grading.commands.batch import read_saved, saved_path
+            args.seed, args.resumed = read_saved(saved_path(args.csv or args.json), args.seed)
         if args.report:
             from grading.output.report import check_writable
             check_writable(args.report)
@@ -332,14 +340,26 @@ def command(args, argv):
             from grading.output.report import write_json, write_text
             if args.json:
                 write_json(args.json, results)
-            if args.csv:  # the gradebook, and what the class got wrong beside it
-                from grading.commands.batch import causes, causes_csv, causes_path, csv_text
+            if args.csv:  # the gradebook, what the class got wrong and every check beside it
+                from grading.commands.batch import (
+                    beside,
+                    causes,
+                    causes_csv,
+                    causes_path,
+                    checks_csv,
+                    csv_text,
+                )
                 write_text(args.csv, csv_text(results["submissions"]))
                 write_text(causes_path(args.csv),
                            causes_csv(causes(results["submissions"], args.lang)))
+                write_text(beside(args.csv, "checks"), checks_csv(results["submissions"]))
             if args.report:
                 from grading.commands.batch import class_report
-                write_text(args.report, class_report(results["submissions"], args.lang))
+                write_text(args.report, class_report(results["submissions"], args.lang,
+                                                     results.get("interrupted", False)))
+            if args.batch and not results.get("interrupted"):  # a whole batch: nothing to resume
+                from grading.commands.batch import saved_path
+                saved_path(args.csv or args.json).unlink(missing_ok=True)
         return code
     except KeyboardInterrupt:
         if args.watch:
@@ -366,14 +386,7 @@ def run(args, folder, exercises, backend):
     timeout = args.timeout or CALL_TIMEOUT
     try:
         if args.batch:
-            from grading.commands.batch import causes, grade_all, grading_errors, summary
-            records = grade_all(backend, folder, seed, exercises, timeout, args.jobs)
-            print(summary(records, args.lang), flush=True)
-            # 1, not 2: the gradebook is written and every other row holds; and 2 is never
-            # because of what a submission did (a judge may die of one), DESIGN's exit statuses.
-            results = {"seed": seed, "submissions": records,
-                       "causes": causes(records, args.lang)}
-            return (1 if grading_errors(records) else 0), results
+            return run_batch(args, backend, folder, seed, exercises, timeout)
         from grading.judge.limits import JUDGE_MEMORY, limit_judge_cpu, limit_judge_memory, restore
         limits = {**limit_judge_memory(JUDGE_MEMORY), **limit_judge_cpu()}
         try:
@@ -410,6 +423,47 @@ def run(args, folder, exercises, backend):
     if result.grading_errors:
         return USAGE_ERROR, results
     return (0 if result.score >= pass_mark and not blockers else 1), results
+
+
+def run_batch(args, backend, folder, seed, exercises, timeout):
+    """--batch: (exit status, results). Each row is saved as it is graded (batch.saved_path), so
+    that Ctrl-C or SIGTERM, which stop every judge at once, leave a gradebook marked partial and
+    --resume grades only what is left. Exit 0 only for a whole gradebook: every row graded, by
+    the hidden checks too, no grading error."""
+    from grading.commands.batch import (
+        causes,
+        caveats,
+        grade_all,
+        grading_errors,
+        public_only,
+        saved_path,
+        summary,
+    )
+    saved = saved_path(args.csv or args.json)
+    previous = signal.signal(signal.SIGTERM, _interrupt) if hasattr(signal, "SIGTERM") else None
+    try:
+        with open(saved, "a" if args.resumed is not None else "w", encoding="utf-8") as out:
+            if args.resumed is None:
+                out.write(json.dumps({"seed": seed, "batch": str(folder)}) + "\n")
+            records, interrupted = grade_all(backend, folder, seed, exercises, timeout,
+                                             args.jobs, saved=out, done=args.resumed)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    print(summary(records, args.lang, interrupted), flush=True)
+    results = {"seed": seed, "submissions": records, "causes": causes(records, args.lang),
+               "interrupted": interrupted, "public_only": public_only(records)}
+    for line in caveats(records, interrupted, args.lang):
+        print("grader.py:" + line, file=sys.stderr)
+    if interrupted:
+        return 130, results
+    # 1, not 2: the gradebook is written and every other row holds; and 2 is never because of
+    # what a submission did (a judge may die of one), DESIGN's exit statuses.
+    return (1 if grading_errors(records) or results["public_only"] else 0), results
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM stops a batch as Ctrl-C does: judges killed, rows kept
 
 
 def grading_mode(args, actions):

@@ -6,11 +6,18 @@ one judge killed part-way by the self-test's hook: the row it was grading is mar
 row is graded by the judges left and the one started in its place, and the exit status is 1.
 """
 import csv
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
 import course
-from conftest import early_folder, early_run
+from conftest import ROOT, early_folder, early_run, run_grader
 from fixtures import SOLUTIONS
 from grading.commands import batch
 from long_runs import KILLED, MISTAKE, ZERO_WIDTH, solutions_in, zip_of
@@ -131,8 +138,108 @@ def test_the_class_report_is_markdown_by_exercise():
     text = batch.class_report(records)
     assert "4 submissions: graded 3, empty 1" in text and "mean 80.0, median 80" in text
     assert text.index("### ex4_scaling") < text.index("### ex5_causal_mask")
-    assert "| 2 | no mask | a, b\\|c |" in text and "| 1 | not scaled | d |" in text
+    assert "| 2 | no mask | a\\, b\\|c |" in text and "| 1 | not scaled | d |" in text
     assert "## 全班最常见的可能原因" in batch.class_report(records, "zh")
+
+
+def test_a_name_or_cause_is_inert_markdown():
+    """In --report, text from a submission renders as itself: every ASCII punctuation character
+    escaped (CommonMark shows an escaped one as itself), so no tag, link, emphasis or cell."""
+    hostile = ["<img src=x onerror=alert(1)>", "**loud**", "[click](https://evil.example)",
+               "# heading", "a|b", "`code`", "_under_", "1. list", "&lt;script&gt;", "\\*"]
+    for text in hostile:
+        shown = batch.markdown_text(text)
+        unescaped = re.sub(r"\\[!-/:-@\[-`{-~]", "", shown)  # what is left once escapes are read
+        assert not re.search(r"[!-/:-@\[-`{-~]", unescaped), (text, shown)
+    records = {"<b>x</b>": {"status": "graded", "note": "", "total": 80, "seconds": 1,
+                            "exercises": {"ex4_scaling": {"score": 0, "diagnosis": {
+                                "key": "ex4.k", "en": "[a](b) **c**", "zh": "[a](b)"}}}}}
+    report = batch.class_report(records)
+    assert "<b>" not in report and "](b)" not in report and "**c**" not in report
+
+
+def _with_hidden(total, max_, hidden_skipped):
+    test = {"id": "test_matches_reference", "kind": "hidden", "points": 6, "score": 0,
+            "status": "skipped" if hidden_skipped else "passed", "message": None}
+    return {"status": "graded", "note": "", "total": total, "max": max_, "seed": 7,
+            "seconds": 1, "exercises": {"ex4_scaling": {"score": total, "tests": [test]}}}
+
+
+def test_public_figures_are_shown_as_public():
+    """Without solutions/ (the student copy) a row's total is the public checks' of `of` points,
+    `hidden` reads "not run", and the summary says this is no gradebook."""
+    records = {"a": _with_hidden(9, 9, True), "b": _with_hidden(5, 9, True)}
+    rows = list(csv.DictReader(batch.csv_text(records).splitlines()))
+    assert [(r["total"], r["of"], r["hidden"], r["seed"]) for r in rows] == [
+        ("9", "9", "not run", "7"), ("5", "9", "not run", "7")]
+    text = batch.summary(records)
+    assert "hidden checks did not run" in text and "public checks only, of 9" in text
+    assert batch.public_only(records) and not batch.public_only({"c": _with_hidden(15, 15, False)})
+    checks = list(csv.DictReader(batch.checks_csv(records).splitlines()))
+    assert checks[0] == {"name": "a", "exercise": "ex4_scaling", "check": "test_matches_reference",
+                         "kind": "hidden", "points": "0", "of": "6", "status": "skipped",
+                         "message": ""}
+
+
+def test_saved_rows_resume_with_their_seed(tmp_path):
+    saved = tmp_path / "grades.saved.jsonl"
+    lines = [{"seed": 11}, {"name": "a", "record": _with_hidden(9, 9, False)},
+             {"name": "b", "record": batch.record_of("grading error", "its judge died")}]
+    saved.write_text("\n".join(map(json.dumps, lines)) + "\n{\"name\": \"c\", \"rec")  # cut
+    assert batch.read_saved(saved, None) == (11, {"a": lines[1]["record"]})  # b: regraded
+    with pytest.raises(ValueError, match="seed"):
+        batch.read_saved(saved, 12)
+    with pytest.raises(ValueError, match="no batch to resume"):
+        batch.read_saved(tmp_path / "none.saved.jsonl", None)
+
+
+@pytest.mark.full
+def test_an_interrupted_batch_keeps_its_rows_stops_its_judges_and_resumes(tmp_path):
+    """SIGTERM part-way: exit 130 at once, every judge gone, the rows graded so far in the
+    gradebook and the rest marked interrupted; --resume grades only those, to the grades of one
+    whole run."""
+    from long_runs import solutions_in
+    folder = tmp_path / "class"
+    solutions_in(folder / "a-right")
+    slow = solutions_in(folder / "b-slow")  # each forward sleeps: the batch is caught in it
+    (slow / "ex6_head.py").write_text(
+        (ROOT / "selftest" / "submissions" / "broken-ex6-slow_forward" / "ex6_head.py")
+        .read_text(encoding="utf-8"), encoding="utf-8")
+    solutions_in(folder / "c-right")
+    gradebook = tmp_path / "grades.csv"
+    saved = tmp_path / "grades.saved.jsonl"
+    run = subprocess.Popen([sys.executable, str(ROOT / "grader.py"), "--batch", str(folder),
+                            "--csv", str(gradebook), "--seed", "7", "--jobs", "1",
+                            "--lang", "en"], cwd=ROOT, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and run.poll() is None and (
+                not saved.exists() or len(saved.read_text().splitlines()) < 2):
+            time.sleep(0.1)
+        time.sleep(1.0)  # b-slow is being graded now
+        stopped = time.monotonic()
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=30)
+        took = time.monotonic() - stopped
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, err[-2000:]
+    assert took < 10, f"the batch took {took:.1f} s to stop"
+    with pytest.raises(ProcessLookupError):  # no judge, zygote or worker of it lives on
+        os.killpg(run.pid, 0)
+    rows = {r["name"]: r for r in csv.DictReader(gradebook.read_text().splitlines())}
+    assert rows["a-right"]["status"] == "graded" and rows["a-right"]["total"] == FULL
+    assert rows["b-slow"]["status"] == rows["c-right"]["status"] == "interrupted"
+    assert "interrupted" in err and "--resume" in err
+    resumed = run_grader("--batch", folder, "--csv", gradebook, "--resume", "--jobs", "1",
+                         timeout=300)
+    again = {r["name"]: r for r in csv.DictReader(gradebook.read_text().splitlines())}
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert again["a-right"] == rows["a-right"] and again["c-right"]["total"] == FULL
+    assert again["b-slow"]["status"] == "graded" and again["c-right"]["seed"] == "7"
+    assert not saved.exists()
 
 
 # -- one batch, graded ----------------------------------------------------------------------------
