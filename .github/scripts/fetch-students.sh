@@ -26,27 +26,62 @@ if [ -z "${repositories//[[:space:]]/}" ]; then
                  | awk -v prefix="$PREFIX" -v owner="$OWNER" \
                    'index($0, prefix) == 1 { print owner "/" $0 }')
 fi
+# One API read, retried: a 502 or a rate limit passes, a file the student has not got (404) does
+# not. Exit status 0 read, 4 not there, 1 failed every attempt (the error on stderr).
+attempts=${FETCH_ATTEMPTS:-4}
+fetch() {
+  local target=$1 error attempt
+  shift
+  for attempt in $(seq 1 "$attempts"); do
+    if error=$(gh api "$@" 2>&1 > "$target.part"); then
+      mv "$target.part" "$target"
+      return 0
+    fi
+    rm -f "$target.part"
+    case $error in *"HTTP 404"*|*"Not Found"*) return 4 ;; esac
+    [ "$attempt" = "$attempts" ] || sleep $((attempt * ${FETCH_BACKOFF:-5}))
+  done
+  echo "$error" | tail -n 1 >&2
+  return 1
+}
 count=0
+failed=()
 for repository in $repositories; do
   name=${repository#*/}
   folder="$out/$name"
   mkdir -p "$folder"
-  commit=$(gh api "repos/$repository/commits/HEAD" --jq .sha 2> /dev/null || echo "unreadable")
+  status=0
+  fetch "$folder/.commit" "repos/$repository/commits/HEAD" --jq .sha 2> "$folder/.error" || status=$?
+  commit=$( [ "$status" = 0 ] && cat "$folder/.commit" || echo unreadable)
+  rm -f "$folder/.commit"
   printf '%s\t%s\t%s\n' "$name" "$repository" "$commit" >> "$commits"
   count=$((count + 1))
-  if [ "$commit" = unreadable ]; then
-    echo "::warning title=Not read::$repository could not be read with STUDENTS_TOKEN: graded as empty."
+  if [ "$status" != 0 ]; then
+    failed+=("$repository: its latest commit ($(cat "$folder/.error"))")
+    rm -f "$folder/.error"
     continue
   fi
   for exercise in $exercises; do
-    # A file the student has not got is simply missing: --batch counts that exercise as not started.
-    gh api -H "Accept: application/vnd.github.raw" \
-      "repos/$repository/contents/exercises/$exercise.py?ref=$commit" \
-      > "$folder/$exercise.py" 2> /dev/null || rm -f "$folder/$exercise.py"
+    # A file the student has not got (404) is simply missing: --batch counts it as not started.
+    status=0
+    fetch "$folder/$exercise.py" -H "Accept: application/vnd.github.raw" \
+      "repos/$repository/contents/exercises/$exercise.py?ref=$commit" 2> "$folder/.error" \
+      || status=$?
+    if [ "$status" = 1 ]; then
+      failed+=("$repository: exercises/$exercise.py ($(cat "$folder/.error"))")
+    fi
   done
+  rm -f "$folder/.error"
 done
-echo "$count repositories fetched into $out"
 if [ "$count" = 0 ]; then
   echo "::error title=No repositories to grade::None matched."
   exit 1
 fi
+if [ "${#failed[@]}" != 0 ]; then
+  for failure in "${failed[@]}"; do
+    echo "::error title=Not fetched::$failure: not read after $attempts attempts; that student's row would be wrong."
+  done
+  echo "${#failed[@]} file(s) of $count repositories could not be fetched into $out: the class is not graded. Run the job again."
+  exit 1
+fi
+echo "$count repositories fetched into $out, every file read (a file a student has not got is missing, and counts as not started)"

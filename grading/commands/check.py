@@ -17,6 +17,7 @@ Gradescope autograder. The last line is pytest's summary.
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -87,8 +88,10 @@ def graded_problems(seed):
     if done.returncode == 0 and data is not None:
         return []
     if data is None or done.returncode == 2:
-        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
-        return [f"✗ python grader.py --solutions could not grade the solutions (exit status "
+        tail = "\n".join(line.removeprefix("INTERNALERROR>") for line in
+                         (done.stderr or done.stdout).strip().splitlines()[-5:])
+        return [*broken_files(done.stderr + done.stdout),
+                f"✗ python grader.py --solutions could not grade the solutions (exit status "
                 f"{done.returncode}):", *("  " + line for line in tail.splitlines())]
     failing = [test for test in data.get("tests", []) if test.get("status") != "passed"]
     lines = []
@@ -102,3 +105,25 @@ def graded_problems(seed):
     if len(failing) > SHOWN:
         lines.append(f"  and {len(failing) - SHOWN} more failing checks of the solutions")
     return lines or [f"✗ the solutions score {data.get('score')}/{course.TOTAL}"]
+
+
+def broken_files(output):
+    """A line naming each solution file that cannot be loaded: one that does not compile (its
+    line and the error), then one the traceback in `output` (an import that raised) ends in."""
+    lines = []
+    for path in sorted(SOLUTIONS.glob("*.py")):
+        try:
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        except SyntaxError as error:
+            lines.append(f"✗ solutions/{path.name} line {error.lineno}: SyntaxError: {error.msg}")
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            lines.append(f"✗ solutions/{path.name} cannot be read: {error}")
+    if not lines:
+        named = re.findall(r'File "[^"]*?solutions[/\\](\w+\.py)", line (\d+)', output)
+        error = next((line.strip().removeprefix("INTERNALERROR>").strip()
+                      for line in reversed(output.splitlines())
+                      if re.search(r"\w+(Error|Exception): ", line)), "")
+        if named:
+            name, line = named[-1]
+            lines.append(f"✗ solutions/{name} line {line}: {error}".rstrip(": "))
+    return lines

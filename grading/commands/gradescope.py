@@ -37,6 +37,7 @@ submission.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -282,12 +283,26 @@ def language(environ=None, chosen=None):
 
 def seal(data, visibility):
     """The hidden checks' tests (tag "hidden") get `visibility`: students see them, their
-    messages and the reference's values in them, only then."""
-    for test in data.get("tests", []) if isinstance(data.get("tests"), list) else []:
-        if isinstance(test, dict):
-            hidden = "hidden" in (test.get("tags") or [])
-            test["visibility"] = visibility if hidden else test.get("visibility", "visible")
+    messages and the reference's values in them, only then. Until then nothing else a student
+    reads depends on them either: the top-level output's score line gives the public checks'
+    points alone (the total with the hidden checks would let a student probe them by
+    resubmitting)."""
+    tests = [t for t in data.get("tests", []) if isinstance(t, dict)] \
+        if isinstance(data.get("tests"), list) else []
+    for test in tests:
+        hidden = "hidden" in (test.get("tags") or [])
+        test["visibility"] = visibility if hidden else test.get("visibility", "visible")
+    if visibility != "visible" and isinstance(data.get("output"), str):
+        public = [t for t in tests if "hidden" not in (t.get("tags") or [])]
+        score = sum(t.get("score", 0) for t in public)
+        most = sum(t.get("max_score", 0) for t in public)
+        data["output"] = _SCORE_LINE.sub(
+            f"{score:g}/{most:g} (public checks; the hidden checks are shown when grades are "
+            "published) · seed", data["output"])
     return data
+
+
+_SCORE_LINE = re.compile(r"^\d+(?:\.\d+)?/\d+(?:\.\d+)? · seed", re.MULTILINE)
 
 
 def gather(submission, target):

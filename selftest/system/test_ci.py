@@ -111,10 +111,22 @@ for argument in "$@"; do
   case "$argument" in repos/*) path=${argument#repos/} ;; esac
 done
 repository=$(echo "$path" | cut -d/ -f1-2)
-[ -d "$FAKE_GITHUB/$repository" ] || exit 1
+# FAKE_FAIL_ONCE / FAKE_FAIL_ALWAYS: a path with that text gets a 502, once or every time
+for failing in "${FAKE_FAIL_ONCE:-}" "${FAKE_FAIL_ALWAYS:-}"; do
+  if [ -n "$failing" ] && [[ "$path" == *"$failing"* ]]; then
+    if [ "$failing" = "${FAKE_FAIL_ALWAYS:-}" ] || [ ! -e "$FAKE_GITHUB/failed-once" ]; then
+      touch "$FAKE_GITHUB/failed-once"
+      echo "gh: HTTP 502: Bad Gateway (https://api.github.com/repos/$path)" >&2
+      exit 1
+    fi
+  fi
+done
+[ -d "$FAKE_GITHUB/$repository" ] || { echo "gh: Not Found (HTTP 404)" >&2; exit 1; }
 case "$path" in
   */commits/HEAD) echo "c0ffee-$(basename "$repository")" ;;
-  */contents/*) file=${path#*/contents/}; cat "$FAKE_GITHUB/$repository/${file%%\\?*}" ;;
+  */contents/*) file=${path#*/contents/}; file=$FAKE_GITHUB/$repository/${file%%\\?*}
+                [ -f "$file" ] || { echo "gh: Not Found (HTTP 404)" >&2; exit 1; }
+                cat "$file" ;;
 esac
 """
 
@@ -148,6 +160,24 @@ def test_fetching_the_class_takes_only_the_exercise_files(tmp_path):
     commits = (tmp_path / "class" / "graded-commits.tsv").read_text().splitlines()
     assert commits[1:] == ["attention-alice\tcourse/attention-alice\tc0ffee-attention-alice",
                            "attention-bob\tcourse/attention-bob\tc0ffee-attention-bob"]
+    assert "every file read" in done.stdout
+    # A 502 on one file, once: retried, and the fetch is whole.
+    again = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "fetch-students.sh"),
+                            str(tmp_path / "retried")],
+                           env={**env, "FAKE_FAIL_ONCE": "attention-bob/contents/exercises/ex6",
+                                "FETCH_BACKOFF": "0"}, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert (tmp_path / "retried" / "attention-bob" / "ex6_head.py").read_text() == \
+        "# attention-bob ex6_head.py\n"
+    # A file that fails every time: named, with its student, and the fetch fails.
+    broken = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "fetch-students.sh"),
+                             str(tmp_path / "broken")],
+                            env={**env, "FAKE_FAIL_ALWAYS": "attention-alice/contents/exercises/ex2",
+                                 "FETCH_BACKOFF": "0"}, capture_output=True, text=True, timeout=60)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "::error title=Not fetched::course/attention-alice: exercises/ex2_averaging.py" \
+        in broken.stdout and "502" in broken.stdout
+    assert "could not be fetched" in broken.stdout
     no_token = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "fetch-students.sh"),
                                str(tmp_path / "again")], env={**env, "GH_TOKEN": ""},
                               capture_output=True, text=True, timeout=60)

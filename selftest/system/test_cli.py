@@ -218,6 +218,8 @@ BROKEN_SOLUTIONS = {  # name: (file, text, replacement)
     "off by one": ("ex2_averaging.py", "tril.sum(dim=1, keepdim=True)",
                    "(tril.sum(dim=1, keepdim=True) + 1)"),
     "scaling removed": ("ex6_head.py", " * head_size ** -0.5  # (B, T, T)", "  # (B, T, T)"),
+    "syntax error": ("ex3_qkv.py", "q = self.query(x)  #", "q = self.query(x  #"),
+    "import error": ("ex4_scaling.py", "import torch\n", "import torch\nimport no_such_module\n"),
 }
 
 
@@ -249,6 +251,8 @@ def test_check_names_a_broken_solution_on_its_first_line(tmp_path):
         assert lines[1].startswith(f"✗ solutions/{file}"), (name, output)
         assert "--check stopped here" in output and "INTERNALERROR" not in output
         assert "update the fixture" not in output and "passed" not in output
+    assert "SyntaxError" in outputs["syntax error"].splitlines()[1]
+    assert "No module named 'no_such_module'" in outputs["import error"].splitlines()[1]
     assert "“averaging_matrix: every row sums to 1” fails: row 0" in \
         outputs["off by one"].splitlines()[1]
     copy = started["scaling removed"][0]

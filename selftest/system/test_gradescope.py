@@ -290,6 +290,12 @@ def test_hidden_checks_wait_for_publication_and_no_visible_test_tells_them(gradi
         assert "reference" not in test["output"].lower() and "→" not in test["output"], test
     assert all(t["status"] == "passed" for t in visible if t["name"].startswith(("ex3", "ex4")))
     assert "reference" not in results["output"].lower()
+    # The top-level output gives the public checks' points alone: the total with the hidden
+    # checks in it would let a student probe them by resubmitting.
+    public = sum(t["score"] for t in visible)
+    public_max = sum(t["max_score"] for t in visible)
+    assert f"{public:g}/{public_max:g} (public checks" in results["output"], results["output"]
+    assert f"{results['score']:g}/" not in results["output"].replace(f"{public:g}/", "")
 
 
 def test_the_language_and_the_hidden_visibility_are_chosen_when_the_bundle_is_made(
