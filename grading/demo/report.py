@@ -303,11 +303,21 @@ def main(backend, folder, seed, lang, json_path=None):
     try:
         result = worker.request({"op": Op.DEMO, "seed": seed})
     except WorkerFailure as failure:
-        print(Bi("演示要用你的练习 1 和练习 6，但它们没能跑起来：", "The demo uses your exercises 1 and "
-                 "6, and they did not run: ").render(lang) + failure.text.render(lang),
-              file=sys.stderr)
-        print(Bi("先让 python grader.py 1 和 python grader.py 6 通过。",
-                 "First make python grader.py 1 and python grader.py 6 pass.").render(lang),
+        missing = failure.error.get("message", "") if failure.error.get("type") == "StepMissing" \
+            else ""
+        if missing:
+            number = missing[2:3]
+            print(Bi(f"演示要用你自己写的练习 1、2、4、5、6，但 {missing} 还没写完（它仍然抛出 NotImplementedError）。"
+                     f"先让 python grader.py {number} 通过。",
+                     f"The demo uses your own exercises 1, 2, 4, 5 and 6, and {missing} is not "
+                     f"written yet (it still raises NotImplementedError). First make "
+                     f"python grader.py {number} pass.").render(lang), file=sys.stderr)
+            return 1
+        print(Bi("演示要用你自己写的练习 1、2、4、5、6，但它们没能跑起来：", "The demo uses your own "
+                 "exercises 1, 2, 4, 5 and 6, and they did not run: ").render(lang)
+              + failure.text.render(lang), file=sys.stderr)
+        print(Bi("先让 python grader.py 1、2、4、5、6 都通过。",
+                 "First make python grader.py 1, 2, 4, 5 and 6 pass.").render(lang),
               file=sys.stderr)
         return 1
     finally:

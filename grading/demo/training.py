@@ -11,7 +11,8 @@ cue thus depends on an interaction: the cue chooses which of two earlier charact
 
 Three tiny character models are trained side by side on whole sentences (one per row, padded):
 - the bigram: counts of which character follows which (the previous character only);
-- the averaging of exercise 2: the bigram plus a linear layer reading the average of the context.
+- the averaging of exercise 2 (the learner's average_context): the bigram plus a linear layer
+  reading the average of the context.
   Its logits are a sum of one term per character: the cue adds a fixed preference of its own,
   whatever the food and colour, so it cannot make the food decide after 吃 and the colour after
   看. Always following one of the two gets 60 %; a cleverer sum gets at most 3 of the 4 cues right
@@ -134,50 +135,52 @@ class Bigram(nn.Module):
         counts = torch.full((len(VOCAB), len(VOCAB)), 0.01)  # a little for pairs never seen
         seen = y != -100
         counts.index_put_((x[seen], y[seen]), torch.ones(int(seen.sum())), accumulate=True)
-        self.register_buffer("table", (counts / counts.sum(dim=1, keepdim=True)).log())
+        self.register_buffer("table", torch.log_softmax(counts.log(), dim=1))  # log(p(next))
 
     def forward(self, idx):
         return self.table[idx]  # (B, T, vocab): log-probabilities of the next character
 
 
 class Averaging(nn.Module):
-    """The bigram, plus a linear layer reading exercise 2's average of the context."""
+    """The bigram, plus a linear layer reading the average of the context, by the learner's own
+    exercise 2 (this file computes no exercise's answer: the student copy holds none)."""
 
-    def __init__(self, bigram):
+    def __init__(self, bigram, ex2):
         super().__init__()
         self.bigram = bigram  # fixed: its table is a buffer, not a parameter
+        self.ex2 = ex2
         self.embedding = nn.Embedding(len(VOCAB), N_EMBD)
         self.out = nn.Linear(N_EMBD, len(VOCAB))
 
-    def weights(self, T):
-        tril = torch.tril(torch.ones(T, T))
-        return tril / tril.sum(dim=1, keepdim=True)  # (T, T), exercise 2's
-
     def forward(self, idx):
         x = self.embedding(idx)  # (B, T, n_embd)
-        return self.bigram(idx) + self.out(self.weights(idx.shape[1]) @ x)
+        return self.bigram(idx) + self.out(self.ex2.average_context(x))
 
 
 class Attention(nn.Module):
     """The bigram, plus a linear layer reading the learner's TokenEmbedding and Head."""
 
-    def __init__(self, bigram, ex1, ex6):
+    def __init__(self, bigram, ex1, ex6, ex4, ex5):
         super().__init__()
         self.bigram = bigram
         self.embedding = ex1.TokenEmbedding(len(VOCAB), N_EMBD)
         self.head = ex6.Head(N_EMBD, HEAD_SIZE, BLOCK_SIZE)
         self.out = nn.Linear(HEAD_SIZE, len(VOCAB))
+        self.ex4, self.ex5 = ex4, ex5
 
     def forward(self, idx):
         return self.bigram(idx) + self.out(self.head(self.embedding(idx)))
 
     def weights(self, idx):
-        """The head's attention weights as the lesson computes them, from its query and key."""
+        """The head's attention weights, from its query and key, by the learner's own exercises
+        4 (the scaled scores) and 5 (the causal mask and softmax)."""
         x = self.embedding(idx)
-        q, k = self.head.query(x), self.head.key(x)
-        T = idx.shape[1]
-        scores = q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5
-        return F.softmax(scores.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf")), -1)
+        return self.ex5.causal_softmax(self.ex4.attention_scores(self.head.query(x),
+                                                                 self.head.key(x)))
+
+
+class StepMissing(Exception):
+    """An exercise the demo uses raised NotImplementedError: a step not written yet."""
 
 
 def train(model, data, gen):
@@ -235,14 +238,25 @@ def heatmap_sentence(validation):
 def run(ex6, seed):
     """In the worker (it is not grading): train the three models, return numbers, texts and
     weights."""
-    ex1 = importlib.import_module(ex6.__package__ + ".ex1_embedding")
+    ex1, ex2, ex4, ex5 = (importlib.import_module(f"{ex6.__package__}.{name}") for name in (
+        "ex1_embedding", "ex2_averaging", "ex4_scaling", "ex5_causal_mask"))
+    for module, probe in ((ex1, lambda: ex1.TokenEmbedding(3, 4)(torch.zeros(1, 2).long())),
+                          (ex2, lambda: ex2.average_context(torch.zeros(1, 2, 3))),
+                          (ex4, lambda: ex4.attention_scores(torch.zeros(1, 2, 3),
+                                                             torch.zeros(1, 2, 3))),
+                          (ex5, lambda: ex5.causal_softmax(torch.zeros(1, 2, 2))),
+                          (ex6, lambda: ex6.Head(4, 4, 4)(torch.zeros(1, 2, 4)))):
+        try:
+            probe()
+        except NotImplementedError:
+            raise StepMissing(module.__name__.rsplit(".", 1)[-1]) from None
     rng = random.Random(seed)  # the corpus
     train_data = encode(sentences(rng, TRAIN))
     validation = sentences(rng, VALIDATION)
     val_data = encode(validation)
     bigram = Bigram(train_data)
-    models = {"bigram": lambda: bigram, "averaging": lambda: Averaging(bigram),
-              "head": lambda: Attention(bigram, ex1, ex6)}
+    models = {"bigram": lambda: bigram, "averaging": lambda: Averaging(bigram, ex2),
+              "head": lambda: Attention(bigram, ex1, ex6, ex4, ex5)}
     result = {"models": {}}
     for name, make in models.items():
         torch.manual_seed(seed)  # each model's initial weights, whatever the others drew

@@ -123,7 +123,7 @@ def test_a_head_that_does_not_learn_is_called_out():
 @pytest.mark.long_run  # reads a run of long_runs.py
 def test_untouched_stubs_say_what_to_do_first():
     done = early_run("demo stubs")  # python grader.py demo --submission <a copy of exercises/>
-    assert done.returncode == 1 and "python grader.py 6 pass" in done.stderr
+    assert done.returncode == 1 and "python grader.py 1 pass" in done.stderr
     assert not (early_folder() / "demo-stubs.json").exists()  # nothing ran: no figures
 
 

@@ -169,3 +169,59 @@ def test_the_learners_guide_is_shipped_and_its_links_hold(student_copy):
     for path in (student_copy / "README.md", student_copy / "docs" / "learner.md"):
         for target in re.findall(r"\]\(([^)\s#:]+)[^)]*\)", path.read_text(encoding="utf-8")):
             assert (path.parent / target).exists(), (path.name, target)
+
+
+LESSON_STEPS = {"tril", "triu", "masked_fill", "masked_fill_", "softmax", "transpose", "sum",
+                "cumsum"}  # the calls an exercise's answer is made of, with `@`
+
+
+class _Anonymous(ast.NodeTransformer):
+    def visit_Name(self, node):  # names aside: the same computation under other names
+        return ast.copy_location(ast.Name(id="_", ctx=node.ctx), node)
+
+
+def computations(tree, least=6):
+    """{an expression with its names made anonymous: its text} of every expression in `tree` of
+    at least `least` nodes that takes a lesson's step (a product @, a tril, a softmax…)."""
+    found = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.expr) or isinstance(node, (ast.Tuple, ast.Slice)) \
+                or sum(1 for _ in ast.walk(node)) < least:
+            continue
+        steps = any(isinstance(n, ast.MatMult) or (isinstance(n, ast.Attribute)
+                                                   and n.attr in LESSON_STEPS)
+                    for n in ast.walk(node))
+        if steps:
+            text = ast.unparse(node)
+            try:
+                anonymous = ast.unparse(_Anonymous().visit(ast.parse(text, mode="eval")).body)
+            except SyntaxError:
+                continue
+            found[anonymous] = text
+    return found
+
+
+def test_no_answer_code_outside_the_checks(student_copy):
+    """Nothing in the student copy but the checks themselves (tests/, which state what each answer
+    must satisfy) computes an exercise's answer: no expression of a solution's function bodies,
+    under any names, that the stub does not hold too. The demo uses the learner's own exercises."""
+    def bodies(path):
+        out = {}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef):
+                for statement in node.body:
+                    out.update(computations(statement))
+        return out
+    stub = {key for path in (ROOT / "exercises").glob("ex*.py") for key in bodies(path)}
+    answers = {key: (path.name, text) for path in (ROOT / "solutions").glob("ex*.py")
+               for key, text in bodies(path).items() if key not in stub}
+    assert len(answers) >= 8  # (the scan itself sees the solutions' steps)
+    found = []
+    for path in student_copy.rglob("*.py"):
+        if path.relative_to(student_copy).parts[0] in ("tests", "exercises"):
+            continue
+        for key, text in computations(ast.parse(path.read_text(encoding="utf-8"))).items():
+            if key in answers:
+                found.append(f"{path.relative_to(student_copy)}: {text} "
+                             f"(solutions/{answers[key][0]}: {answers[key][1]})")
+    assert not found, "\n".join(found)
