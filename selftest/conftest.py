@@ -322,7 +322,9 @@ def gradebooks(graded):
 @pytest.fixture(scope="session")
 def batch_records():
     """{submission name: record} for every submission the batches graded."""
-    output = started("run").communicate(timeout=600)[0]
+    # a wait that scales with the work: a course with more fixtures (an ex7) waits longer
+    submissions = len(list((started("base") / "submissions").iterdir()))
+    output = started("run").communicate(timeout=120 + 10 * submissions)[0]
     assert started("run").returncode == 0, f"the batch run failed (seed {SEED}):\n{output}"
     return json.loads((started("base") / "batch.json").read_text())["submissions"]
 

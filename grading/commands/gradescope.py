@@ -281,7 +281,7 @@ def language(environ=None, chosen=None):
     return value if value in LANGUAGES else (chosen or settings())["lang"]
 
 
-def seal(data, visibility):
+def seal(data, visibility, lang="en"):
     """The hidden checks' tests (tag "hidden") get `visibility`: students see them, their
     messages and the reference's values in them, only then. Until then nothing else a student
     reads depends on them either: the top-level output's score line gives the public checks'
@@ -296,9 +296,10 @@ def seal(data, visibility):
         public = [t for t in tests if "hidden" not in (t.get("tags") or [])]
         score = sum(t.get("score", 0) for t in public)
         most = sum(t.get("max_score", 0) for t in public)
-        data["output"] = _SCORE_LINE.sub(
-            f"{score:g}/{most:g} (public checks; the hidden checks are shown when grades are "
-            "published) · seed", data["output"])
+        said = Bi(f"{score:g}/{most:g}（公开检查；隐藏检查在成绩公布后显示）· seed",
+                  f"{score:g}/{most:g} (public checks; the hidden checks are shown when grades "
+                  "are published) · seed").render(lang)
+        data["output"] = _SCORE_LINE.sub(lambda _: said, data["output"])
     return data
 
 
@@ -438,7 +439,7 @@ def run(root=None, environ=None):
             note = "\n\n".join(part for part in (errors_note(data, lang), note) if part)
         if isinstance(data, dict):
             data["output"] = "\n\n".join(part for part in (note, data.get("output")) if part)
-            seal(data, chosen["hidden_visibility"])
+            seal(data, chosen["hidden_visibility"], lang)
         else:  # what went wrong first, then the files
             data = failure(lang, f"grader.py exit status {code}\n{stderr}")
             data["output"] += ("\n\n" + note) if note else ""

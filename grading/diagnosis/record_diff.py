@@ -10,6 +10,8 @@ at a second draw of other sizes. What is named is that difference, in the lesson
 """
 import math
 
+import torch
+
 from grading.diagnosis.causes import Diagnosis, close
 from grading.errors import ReplayError
 from grading.judge import replay
@@ -56,10 +58,11 @@ OP_WORDS = {
 class Recorded:
     """What a test file's record diff runs: scenario(ex, gen, **draw) returns function.shown(…)
     (what the call returned and its Call); `draws`: two parameter sets, the second confirms;
-    `what`: the function, as the learner reads it ("Head.forward")."""
+    `what`: the function, as the learner reads it ("Head.forward"); `inputs`: its arguments'
+    names ("q", "k")."""
 
-    def __init__(self, scenario, draws, what):
-        self.scenario, self.draws, self.what = scenario, draws, what
+    def __init__(self, scenario, draws, what, inputs=()):
+        self.scenario, self.draws, self.what, self.inputs = scenario, draws, what, inputs
 
 
 def diagnosis(probe, recorded, exercise):
@@ -96,12 +99,34 @@ def first_mend(mine, theirs, want, budget=None, tried=None):
     output; None. mine, theirs: Calls (grading.judge.remote), or anything with their record,
     args and tensors."""
     budget, tried = budget or Budget(REPLAY_SECONDS), tried or [0]
-    for edit in _edits(mine.record["ops"], theirs.record["ops"]):
+    for edit in _edits(mine.record["ops"], theirs.record["ops"],
+                       lambda: (_values(mine, budget), _values(theirs, budget))):
         if tried[0] >= MOST_TRIED or budget.left <= 0:
             return None
         if _mends(edit, mine, theirs, want, budget, tried):
             return edit
     return None
+
+
+def _values(call, budget):
+    """[(reference, tensor)] of every tensor of a call's record: its inputs, the object's
+    tensors, each operation's first result, in that order; [] when the record does not replay."""
+    ops = call.record["ops"]
+    known = [({"in": i}, a) for i, a in enumerate(call.args) if isinstance(a, torch.Tensor)]
+    known += [({"param": path}, t) for path, t in call.tensors.items()]
+    try:
+        results = replay.replay({**call.record, "output": [{"out": [k, 0]} for k in
+                                                          range(len(ops))]},
+                                list(call.args), call.tensors, budget=budget)
+    except ReplayError:
+        return []
+    return known + [({"out": [k, 0]}, t) for k, t in enumerate(results)
+                    if isinstance(t, torch.Tensor)]
+
+
+def _same_value(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and bool(
+        torch.allclose(a.double(), b.double(), rtol=1e-5, atol=1e-6, equal_nan=True))
 
 
 def _close(a, b):
@@ -157,9 +182,12 @@ PLUMBING = frozenset({"view", "_unsafe_view", "reshape", "expand", "slice", "t",
 MOVES = frozenset({"transpose", "permute"})  # steps that a view of one's own may stand for
 
 
-def _edits(mine, theirs):
+def _edits(mine, theirs, values=None):
     """The edits to try, the likeliest kinds first: an argument of an operation both have, then an
-    operation taken out, then one replaced by, then one followed by a step of the solution's."""
+    operation taken out, then one replaced by, then one followed by a step of the solution's;
+    then, by the tensors' values (`values()`: both records' tensors, see _values), an operation
+    given another of the learner's tensors where the solution's has that value ("rewire"), and a
+    step of the solution's on several tensors, each found among the learner's ("append")."""
     names = [operator_name(op[0]) for op in mine]
     wanted = [operator_name(op[0]) for op in theirs]
     for i, name in enumerate(names):  # the k-th op of a name against the solution's k-th
@@ -194,6 +222,51 @@ def _edits(mine, theirs):
         for i in sorted(range(len(mine)),  # and nearest to where the solution has it
                         key=lambda i: (names[i] != follows, abs(i + 1 - r))):
             yield ("insert", i, r)
+    if values is None:
+        return
+    learner, solution = values()
+    if not learner or not solution:
+        return
+    theirs_value = dict((repr(ref), t) for ref, t in solution)
+
+    def found(value, before):  # the first of the learner's tensors with this value, made before
+        for ref, tensor in learner:
+            made = ref["out"][0] if "out" in ref else -1
+            if made < before and _same_value(tensor, value):
+                return ref
+        return None
+    for i, name in enumerate(names):
+        same_name = [r for r, other in enumerate(wanted) if other == name]
+        if len(same_name) == names.count(name):
+            same_name = [same_name[names[:i].count(name)]]
+        for r in same_name:
+            for where in _tensor_places(mine[i]):
+                ours, wanted_ref = _at(mine[i], where, None), _at(theirs[r], where, None)
+                value = theirs_value.get(repr(wanted_ref))
+                if value is None:
+                    continue
+                mine_value = next((t for ref, t in learner if ref == ours), None)
+                if mine_value is not None and _same_value(mine_value, value):
+                    continue
+                other = found(value, i)
+                if other is not None and other != ours:
+                    yield ("rewire", i, where, other)
+    for r, op in enumerate(theirs):
+        places = _tensor_places(op)
+        if len(places) < 2 or wanted[r] in PLUMBING:
+            continue
+        refs = [found(theirs_value.get(repr(_at(op, w, None)), _NOTHING), len(mine))
+                for w in places]
+        if any(ref is None for ref in refs) or not any("out" in ref for ref in refs):
+            continue
+        after = max(ref["out"][0] for ref in refs if "out" in ref)
+        made = list(op)
+        for w, ref in zip(places, refs):
+            made = _put(made, w, ref)
+        yield ("append", after, r, made)
+
+
+_NOTHING = torch.empty(0)  # a value no tensor of a record has: nothing is found for it
 
 
 def _applied(edit, mine, output, theirs):
@@ -208,6 +281,13 @@ def _applied(edit, mine, output, theirs):
         instead = {i: _at(ops[i], edit[2], None)}
         return _pruned([_renumbered(op, i, 0, instead) for op in ops],
                        _renumbered(output, i, 0, instead))
+    if kind == "rewire":
+        ops[i] = _put(ops[i], edit[2], edit[3])
+        return _pruned(ops, output)
+    if kind == "append":  # the solution's step edit[3], its operands the learner's, after op i
+        moved = {i: {"out": [i + 1, 0]}}
+        later = [_renumbered(op, i, +1, moved) for op in ops[i + 1:]]
+        return _pruned(ops[:i + 1] + [list(edit[3])] + later, _renumbered(output, i, +1, moved))
     template = list(theirs[edit[2]])
     place = _tensor_places(template)[0]
     if kind == "replace":
@@ -322,6 +402,14 @@ def _words(name):
     return OP_WORDS.get(op, (f"运算 {op}", f"the operation {op}"))
 
 
+def _bare(words):
+    """'a matrix product (@)' -> 'matrix product (@)': after "the lesson's"."""
+    for article in ("a ", "an "):
+        if words.startswith(article):
+            return words[len(article):]
+    return words
+
+
 def _number(value):
     if isinstance(value, float):
         if math.isinf(value):
@@ -395,14 +483,31 @@ def _described(edit, mine, theirs, recorded, exercise):
             text = (f"这里用的是 {zh}，课文在这一步用的是 {rzh}。{tail_zh}",
                     f"{en} where the lesson's has {ren}; {tail_en}")
         op_named = op
-    else:
+    elif kind == "rewire":
+        text = (f"这里的 {zh} 用错了一个输入：课文在这一步用的是你的代码里另一个已经算出来的张量"
+                f"（{_named(edit[3], recorded)}）。{tail_zh}",
+                f"{en} takes the wrong tensor: the lesson's takes another one your code has "
+                f"already computed here ({_named(edit[3], recorded)}); {tail_en}")
+        op_named = op
+    else:  # insert, append
         rzh, ren = _words(reference[edit[2]][0])
         text = (f"在 {zh} 之后少了课文的 {rzh}。补上这一步，你的代码就得到参考答案的数值",
-                f"the lesson's {ren} is missing after {en}; with it, your code gives the "
-                "reference's values")
+                f"the lesson's {_bare(ren)} is missing after {en}; with it, your code gives "
+                "the reference's values")
         op_named = operator_name(reference[edit[2]][0])
     return Diagnosis(f"{exercise}.differs_{kind}_{op_named}", lead_zh + text[0],
                      lead_en + text[1])
+
+
+def _named(ref, recorded):
+    """A reference, as the learner reads it: an input by its name, a weight by its path, a result
+    by the operation that made it."""
+    kind, x = next(iter(ref.items()))
+    if kind == "in":
+        return recorded.inputs[x] if x < len(recorded.inputs) else f"argument {x}"
+    if kind == "param":
+        return f"self.{x}"
+    return "an earlier result"
 
 
 def _scale(recorded):

