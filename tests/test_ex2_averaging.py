@@ -373,7 +373,7 @@ def lesson_matrix(T):
 
 MATRIX_RECORDED = Recorded(shown_matrix, (dict(T=5), dict(T=7)), "averaging_matrix")
 AVERAGE_RECORDED = Recorded(shown_average, (dict(B=2, T=5, C=6), dict(B=3, T=7, C=4)),
-                            "average_context")
+                            "average_context", inputs=("x",))
 
 
 def diagnose(probe):

@@ -187,7 +187,7 @@ def test_gradients_match_reference(compare):
 
 # -- diagnoses ------------------------------------------------------------------------------------
 
-RECORDED = Recorded(shown_project, (sizes(SHAPES[0]), sizes(SHAPES[2])), "QKV.forward")
+RECORDED = Recorded(shown_project, (sizes(SHAPES[0]), sizes(SHAPES[2])), "QKV.forward", inputs=("x",))
 
 
 def diagnose(probe):

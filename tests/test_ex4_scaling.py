@@ -168,7 +168,8 @@ DIAGNOSE_SHAPE = dict(B=2, T=5, head_size=8)  # T != head_size != B, no one a sq
 CONFIRM_SHAPE = dict(B=3, T=7, head_size=5)  # the second draw: other sizes, the same property
 
 
-RECORDED = Recorded(shown_scores, (DIAGNOSE_SHAPE, CONFIRM_SHAPE), "attention_scores")
+RECORDED = Recorded(shown_scores, (DIAGNOSE_SHAPE, CONFIRM_SHAPE), "attention_scores",
+                    inputs=("q", "k"))
 
 
 def diagnose(probe):

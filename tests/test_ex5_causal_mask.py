@@ -287,7 +287,8 @@ def mask_of_one_size(probe, error):
                      "length: T = scores.shape[-1], torch.tril(torch.ones(T, T))")
 
 
-RECORDED = Recorded(shown_weights, (DIAGNOSE_SHAPE, CONFIRM_SHAPE), "causal_softmax")
+RECORDED = Recorded(shown_weights, (DIAGNOSE_SHAPE, CONFIRM_SHAPE), "causal_softmax",
+                    inputs=("scores",))
 
 
 def diagnose(probe):

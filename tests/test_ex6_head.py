@@ -463,7 +463,7 @@ def UNSCALED(n):
 DIAGNOSE_SHAPE = {**SHAPES[0], "block_size": 11}
 CONFIRM_SHAPE = SHAPES[2]
 RECORDED = Recorded(shown_forward, (sizes(DIAGNOSE_SHAPE), sizes(CONFIRM_SHAPE)),
-                    "Head.forward")
+                    "Head.forward", inputs=("x",))
 
 
 def diagnose(probe):

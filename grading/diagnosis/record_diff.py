@@ -485,9 +485,9 @@ def _described(edit, mine, theirs, recorded, exercise):
         op_named = op
     elif kind == "rewire":
         text = (f"这里的 {zh} 用错了一个输入：课文在这一步用的是你的代码里另一个已经算出来的张量"
-                f"（{_named(edit[3], recorded)}）。{tail_zh}",
+                f"（{_named(edit[3], recorded)[0]}）。{tail_zh}",
                 f"{en} takes the wrong tensor: the lesson's takes another one your code has "
-                f"already computed here ({_named(edit[3], recorded)}); {tail_en}")
+                f"already computed here ({_named(edit[3], recorded)[1]}); {tail_en}")
         op_named = op
     else:  # insert, append
         rzh, ren = _words(reference[edit[2]][0])
@@ -500,14 +500,15 @@ def _described(edit, mine, theirs, recorded, exercise):
 
 
 def _named(ref, recorded):
-    """A reference, as the learner reads it: an input by its name, a weight by its path, a result
-    by the operation that made it."""
+    """(zh, en) of a reference, as the learner reads it: an input by its name, a weight by its
+    path, a result of the call as such."""
     kind, x = next(iter(ref.items()))
     if kind == "in":
-        return recorded.inputs[x] if x < len(recorded.inputs) else f"argument {x}"
+        name = recorded.inputs[x] if x < len(recorded.inputs) else f"#{x}"
+        return f"输入 {name}", f"the input {name}"
     if kind == "param":
-        return f"self.{x}"
-    return "an earlier result"
+        return f"self.{x}", f"self.{x}"
+    return "前面算出的一个结果", "an earlier result"
 
 
 def _scale(recorded):
