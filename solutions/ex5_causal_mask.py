@@ -8,7 +8,7 @@
 
     scores: (B, T, T) → weights: (B, T, T)，每一行只有"当前位置及之前"非零，且一行之和为 1
 
-会检查：形状不变；每一行之和为 1；上三角全为 0；第 0 行是 [1, 0, ...]；改动未来的分数不会改变
+会检查：形状不变（T 很长时也一样）；每一行之和为 1；上三角全为 0；第 0 行是 [1, 0, ...]；改动未来的分数不会改变
 之前各行（逐个位置 t 检查），雅可比矩阵 ∂weights[t]/∂scores[s] 在 s > t 时约为 0；与参考答案在
 多组随机输入上一致。
 
@@ -22,7 +22,7 @@ dimension, so that each row sums to 1.
 
     scores: (B, T, T) → weights: (B, T, T), each row non-zero only up to its own position, summing to 1
 
-Checked: the shape is kept; rows sum to 1; the upper triangle is 0; row 0 is [1, 0, ...]; changing
+Checked: the shape is kept (for a long T too); rows sum to 1; the upper triangle is 0; row 0 is [1, 0, ...]; changing
 future scores never changes earlier rows (for every position t), and the Jacobian
 ∂weights[t]/∂scores[s] is ≈ 0 for s > t; agreement with the reference on fresh random inputs.
 """

@@ -10,7 +10,7 @@
 （例如用 register_buffer 保存一个 (block_size, block_size) 的 tril，用时切成 [:T, :T]）；
 `forward(x)` 完成整个流程。
 
-会检查：输出形状 (B, T, head_size)，包括 T < block_size；位置 0 只能看见自己，所以它的输出等于它
+会检查：输出形状 (B, T, head_size)，包括 T < block_size 和很长的 T；位置 0 只能看见自己，所以它的输出等于它
 自己的值向量；改动 t 之后的字（经过一个词嵌入）永远不会改变 t 及之前的输出（逐个 t 检查）；雅可比
 ∂out[t]/∂x[s] 在 s > t 时约为 0；线性层没有偏置；与参考答案在多组随机输入上一致。
 
@@ -27,7 +27,7 @@ Write: in `__init__`, `self.query`, `self.key`, `self.value` as in exercise 3, a
 (for instance a (block_size, block_size) `tril` saved with register_buffer and sliced to [:T, :T]);
 `forward(x)` does the whole computation.
 
-Checked: the output shape (B, T, head_size), T < block_size included; position 0 sees only itself, so
+Checked: the output shape (B, T, head_size), T < block_size and a long T included; position 0 sees only itself, so
 its output is its own value vector; changing the tokens after t (through an embedding) never changes
 outputs up to t, for every t; the Jacobian ∂out[t]/∂x[s] is ≈ 0 for s > t; no bias; agreement with the
 reference on fresh random inputs.

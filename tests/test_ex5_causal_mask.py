@@ -114,9 +114,9 @@ def checked(value, B, T):
 
 @public(2)
 def test_shape(submission):
-    """the weights keep the scores' shape (B, T, T) and are finite numbers
-    权重保持分数的形状 (B, T, T)，而且都是有限的数"""
-    for shape in shapes():
+    """the weights keep the scores' shape (B, T, T) and are finite numbers, long T too
+    权重保持分数的形状 (B, T, T)，而且都是有限的数，T 很长时也一样"""
+    for shape in shapes() + [dict(B=2, T=LONG_T)]:  # (a size that fails shows here first)
         checked(submission(weights, **shape), **shape)
 
 

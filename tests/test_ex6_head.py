@@ -182,9 +182,9 @@ def checked(value, shape):
 
 @public(3)
 def test_shape(submission):
-    """forward gives (B, T, head_size) of finite numbers, for T below block_size too
-    forward 给出形状 (B, T, head_size)、都是有限的数的输出，T 小于 block_size 时也一样"""
-    for shape in SHAPES:
+    """forward gives (B, T, head_size) of finite numbers, for T below block_size too, and long T
+    forward 给出形状 (B, T, head_size)、都是有限的数的输出，T 小于 block_size 或很长时也一样"""
+    for shape in SHAPES + [LONG]:  # (a size that fails shows here, not in a check using it)
         checked(submission(forward, **sizes(shape)), shape)
 
 
