@@ -323,10 +323,14 @@ def _run(record, overloads, inputs, params, results, work, deadline, grad):
                 return found
         raise ReplayError("malformed", "a reference the judge cannot resolve")
 
+    names = {}  # a record repeats its operators: each name split once
     for entry, overload in zip(record["ops"], overloads):
         name, args, kwargs = entry[:3]
-        op = operator_name(name)
-        call_args, call_kwargs = value(args), {str(k): value(v) for k, v in kwargs.items()}
+        op = names.get(name)
+        if op is None:
+            op = names[name] = operator_name(name)
+        call_args = value(args)
+        call_kwargs = {str(k): value(v) for k, v in kwargs.items()} if kwargs else {}
         work[0] += _bound(op, overload, call_args, call_kwargs)
         if work[0] > MAX_WORK:
             raise ReplayError("size", "the record does more work than one call of a head needs",
@@ -334,7 +338,10 @@ def _run(record, overloads, inputs, params, results, work, deadline, grad):
         if time.thread_time() > deadline:
             raise ReplayError("costly", "the record takes the judge too long to verify", op)
         try:
-            with torch.set_grad_enabled(grad and len(entry) == 4 and entry[3]):
+            if grad:  # (else the whole replay runs under no_grad already)
+                with torch.set_grad_enabled(len(entry) == 4 and entry[3]):
+                    result = overload(*call_args, **call_kwargs)
+            else:
                 result = overload(*call_args, **call_kwargs)
         except Exception as error:  # noqa: BLE001  (an operation that does not run as recorded)
             first = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
@@ -376,6 +383,9 @@ _RESOLVERS = {
 }
 
 
+_POINTWISE = {}  # overload -> whether PyTorch tags it pointwise (its tags are built afresh)
+
+
 def _bound(op, overload, args, kwargs):
     """An upper bound, before the operation runs, of the entries it makes (and, for products, of
     its multiply-adds): ReplayError beyond MAX_ELEMENTS."""
@@ -396,8 +406,10 @@ def _bound(op, overload, args, kwargs):
         sort(v)
     counts = sorted((t.numel() for t in tensors), reverse=True) or [1]
     biggest = counts[0]
-    if torch.Tag.pointwise in getattr(overload, "tags", ()) or op in ("where", "masked_fill",
-                                                                       "masked_fill_"):
+    pointwise = _POINTWISE.get(overload)
+    if pointwise is None:
+        pointwise = _POINTWISE[overload] = torch.Tag.pointwise in getattr(overload, "tags", ())
+    if pointwise or op in ("where", "masked_fill", "masked_fill_"):
         bound = math.prod(_broadcast(t.shape for t in tensors))
     elif op in ("ones", "zeros", "full", "new_ones", "new_zeros", "new_full", "expand",
                 "view", "_unsafe_view", "reshape", "fill", "scalar_tensor", "empty",
