@@ -17,9 +17,11 @@ JUDGE_CPU_SECONDS = 900  # CPU time of one single run's judge: a run of the solu
 
 
 def limit_judge_memory(extra):
-    """Let this process map at most `extra` bytes more than it holds now (Linux; elsewhere,
-    where RLIMIT_AS or /proc is missing, nothing). The hard limit is left as it is. Returns the
-    limits as they were, for restore()."""
+    """Let this process map at most `extra` bytes more than it holds now, torch imported
+    (Linux; elsewhere, where RLIMIT_AS or /proc is missing, nothing). The hard limit is left as
+    it is. Returns the limits as they were, for restore()."""
+    import torch  # noqa: F401  (first: what it maps is not the judge's to spend; a CUDA build
+    # of torch maps 3-5 GB of address space at import, beyond any `extra` a limit taken before)
     try:
         import resource  # (POSIX only)
         with open("/proc/self/status") as status:

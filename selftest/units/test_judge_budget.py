@@ -3,10 +3,12 @@ to that submission, and a batch judge runs under a memory limit of its own."""
 import ast
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
 
+from conftest import ROOT
 from fixtures import SOLUTIONS
 from grading.judge import source_check
 
@@ -65,3 +67,19 @@ def test_a_judge_under_its_memory_limit_fails_to_allocate_past_it():
         said = answer.read()
     os.waitpid(pid, 0)
     assert said == b"refused"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc")
+def test_the_judges_memory_limit_leaves_torchs_own_mapping_out():
+    """limit_judge_memory(extra) counts from the judge with torch imported: a CUDA build of torch
+    maps 3-5 GB at import, and a limit taken before it (6be57eb) left a learner's own CUDA torch
+    no room at all ("OpenBLAS error: Memory allocation still failed"). Here, in a fresh
+    interpreter, a limit of 64 MiB taken first must still let torch import and compute."""
+    code = ("import sys\nsys.path.insert(0, sys.argv[1])\n"
+            "from grading.judge.limits import limit_judge_memory\n"
+            "assert 'torch' not in sys.modules\n"
+            "limit_judge_memory(64 << 20)\n"
+            "import torch\nprint(float((torch.ones(64, 64) @ torch.ones(64, 64)).sum()))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "262144.0", done.stderr[-1000:]
