@@ -465,7 +465,8 @@ def _judge_main(config):
     """A judge of the portable backend's batch: grade each submission named on stdin."""
     from grading.backends.portable import PortableBackend
     from grading.walls.audit import install_tripwire, tripwire_wanted
-    limit_judge_memory(JUDGE_MEMORY)  # first: the tripwire makes /proc a Linux-only call
+    limit_judge_memory(JUDGE_MEMORY, torch_first=False)  # first: the tripwire makes /proc a
+    # Linux-only call
     if tripwire_wanted():
         install_tripwire()
     config = json.loads(config)

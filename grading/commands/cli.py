@@ -388,7 +388,8 @@ def run(args, folder, exercises, backend):
         if args.batch:
             return run_batch(args, backend, folder, seed, exercises, timeout)
         from grading.judge.limits import JUDGE_MEMORY, limit_judge_cpu, limit_judge_memory, restore
-        limits = {**limit_judge_memory(JUDGE_MEMORY), **limit_judge_cpu()}
+        limits = {**limit_judge_memory(JUDGE_MEMORY, torch_first=backend.reads_proc),
+                  **limit_judge_cpu()}
         try:
             result = grade(backend, folder, seed, exercises, call_timeout=timeout)
         finally:

@@ -16,12 +16,14 @@ JUDGE_MEMORY = (4 << 30) + (128 << 20) * (os.cpu_count() or 1)
 JUDGE_CPU_SECONDS = 900  # CPU time of one single run's judge: a run of the solutions takes ~1 s
 
 
-def limit_judge_memory(extra):
+def limit_judge_memory(extra, torch_first=True):
     """Let this process map at most `extra` bytes more than it holds now, torch imported
     (Linux; elsewhere, where RLIMIT_AS or /proc is missing, nothing). The hard limit is left as
-    it is. Returns the limits as they were, for restore()."""
-    import torch  # noqa: F401  (first: what it maps is not the judge's to spend; a CUDA build
-    # of torch maps 3-5 GB of address space at import, beyond any `extra` a limit taken before)
+    it is. Returns the limits as they were, for restore(). torch_first False: the portable
+    backend's judge, counted before torch, as its workers (fresh interpreters, which inherit
+    the limit and have no /proc to count their own from) are bounded by it too."""
+    if torch_first:  # what torch maps is not the judge's to spend: a CUDA build of torch maps
+        import torch  # noqa: F401  (3-5 GB of address space at import)
     try:
         import resource  # (POSIX only)
         with open("/proc/self/status") as status:
