@@ -27,7 +27,7 @@ import time
 import torch
 
 from grading.errors import ReplayError
-from grading.wire.record import SCALAR_ENTRIES, fill_uninitialised, operator_name
+from grading.wire.record import SCALAR_ENTRIES, fill_uninitialised, operator_name, output_pairs
 
 MAX_OPS = 4000  # operations in one record (grading.worker.executor.MAX_RECORD)
 MAX_ELEMENTS = 1 << 22  # entries of one result
@@ -541,7 +541,7 @@ def gradients(call, wrt, grad_output, parameters, step=1e-3):
     fed = [leaves[i] * 1 if i in leaves else a.clone() if isinstance(a, torch.Tensor) else a
            for i, a in enumerate(call.args)]
     out = replay(call.record, fed, tensors, budget=call.budget, grad=True)
-    pairs = _pairs(out, grad_output)
+    pairs = output_pairs(out, grad_output)
     if pairs is None or not any(o.requires_grad for o, _ in pairs):
         return None
     named = [path for path in parameters if path in tensors and tensors[path].requires_grad]
@@ -557,21 +557,6 @@ def gradients(call, wrt, grad_output, parameters, step=1e-3):
     parameter_grads = {path: grads[len(wrt) + k] for k, path in enumerate(named)}
     parameter_grads.update({path: None for path in parameters if path not in parameter_grads})
     return input_grads, parameter_grads, _agrees(call, wrt, named, grads, grad_output, step)
-
-
-def _pairs(out, grad_output):
-    """[(an output, its grad_output)], or None when out is not grad_output's shape: a floating
-    tensor for a tensor, a tuple of them for a tuple."""
-    if isinstance(grad_output, torch.Tensor):
-        outs, wanted = [out], [grad_output]
-    elif isinstance(out, (tuple, list)) and len(out) == len(grad_output):
-        outs, wanted = list(out), list(grad_output)
-    else:
-        return None
-    if not all(type(o) is torch.Tensor and o.is_floating_point() and o.shape == g.shape
-               for o, g in zip(outs, wanted)):
-        return None
-    return list(zip(outs, wanted))
 
 
 def _agrees(call, wrt, named, grads, grad_output, step):
@@ -590,7 +575,7 @@ def _agrees(call, wrt, named, grads, grad_output, step):
         * math.sqrt(sum(float((d ** 2).sum()) for d in directions))
     for dtype in (torch.float64, None):
         try:
-            values = [_pairs(_moved(call, wrt, named, directions, sign * step, dtype),
+            values = [output_pairs(_moved(call, wrt, named, directions, sign * step, dtype),
                              grad_output) for sign in (1, -1)]
         except ReplayError:
             continue

@@ -32,3 +32,20 @@ def fill_uninitialised(made):
     if made.is_floating_point() or made.is_complex():
         return made.fill_(math.nan)
     return made.fill_(torch.iinfo(made.dtype).max)
+
+
+def output_pairs(out, grad_output):
+    """[(an output, its grad_output)] of a call's output and the gradient a loss sends back to it,
+    or None when out is not grad_output's shape: a floating tensor for a tensor, a tuple of them
+    for a tuple ((q, k, v)). The judge's replay and the worker's vjp pair them alike."""
+    import torch
+    if isinstance(grad_output, torch.Tensor):
+        outs, wanted = [out], [grad_output]
+    elif isinstance(out, (tuple, list)) and len(out) == len(grad_output):
+        outs, wanted = list(out), list(grad_output)
+    else:
+        return None
+    if not all(type(o) is torch.Tensor and o.is_floating_point() and o.shape == g.shape
+               for o, g in zip(outs, wanted)):
+        return None
+    return list(zip(outs, wanted))

@@ -10,7 +10,13 @@ import torch
 
 from grading.wire.ops import EXECUTOR, Op
 from grading.wire.protocol import Handle, Packed
-from grading.wire.record import SCALAR_ENTRIES, UNINITIALISED, fill_uninitialised, operator_name
+from grading.wire.record import (
+    SCALAR_ENTRIES,
+    UNINITIALISED,
+    fill_uninitialised,
+    operator_name,
+    output_pairs,
+)
 
 MAX_RECORD = 4000  # operations of one recorded call: a head takes about 30
 MAX_STATE = 1 << 20  # entries of an object's own tensors shown with its first call
@@ -159,17 +165,9 @@ class Executor:
                 named.append((path, obj))
         with torch.enable_grad():
             out = target(*args)
-            # out and grad_output: a tensor each, or tuples of one length ((q, k, v))
-            wanted_out = request["grad_output"]
-            outs = [out] if isinstance(wanted_out, torch.Tensor) else \
-                list(out) if isinstance(out, (tuple, list)) else []
-            wanted_outs = [wanted_out] if isinstance(wanted_out, torch.Tensor) else \
-                list(wanted_out)
-            carried = [(o, g) for o, g in zip(outs, wanted_outs)
-                       if type(o) is torch.Tensor and o.requires_grad]
-            if len(outs) != len(wanted_outs) or not carried or any(  # (the judge's to tell)
-                    type(o) is not torch.Tensor or o.shape != g.shape
-                    for o, g in zip(outs, wanted_outs)):
+            pairs = output_pairs(out, request["grad_output"])  # (a mismatch: the judge's to tell)
+            carried = [(o, g) for o, g in pairs or [] if o.requires_grad]
+            if not carried:
                 return {"output": _detached(out), "input_grads": None, "parameter_grads": None}
             wanted = [leaves[i] for i in request["wrt"]] + [p for _, p in named]
             # Σ grad_output · out, a scalar: the same gradients as grad_outputs=grad_output, without
