@@ -82,13 +82,20 @@ def refusal(missing):
               f"GRADER_BACKEND=portable")
 
 
-def start(root, memory=MEMORY_CAP, clients=1, batch=False, counts=False):
+def start(root, memory=MEMORY_CAP, clients=1, batch=False, counts=False, hand_over=None):
     """The backend for this machine, started: the zygote (Linux) or a PortableBackend (whose
     batches start judges with launchers of their own: this one starts no worker then).
-    `counts`: see chosen_backend."""
+    `counts`: see chosen_backend. `hand_over`: (script, argv) of a run of grader.py, which on
+    Linux is handed over to a judge forked from the zygote (zygote.HandedOver, returned then);
+    a judge so forked gets its zygote here."""
     if chosen_backend(counts) == "linux":
-        from grading.backends.zygote import Zygote
-        return Zygote(root, memory=memory, clients=clients)
+        from grading.backends import zygote
+        parent = zygote.inherited(memory)
+        if parent is not None:
+            return parent
+        if hand_over is not None:
+            return zygote.HandedOver(root, *hand_over, clients=clients)
+        return zygote.Zygote(root, memory=memory, clients=clients)
     return PortableBackend(root, memory=memory, first=not batch)
 
 

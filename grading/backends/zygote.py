@@ -1,6 +1,11 @@
 """The zygote, seen from the judge: a clean interpreter with torch imported, forking workers.
 
-Kept free of torch so that grader.py can start it first, and both processes import torch at once.
+A run of grader.py hands itself over (hand_over): it starts the zygote and waits; the zygote,
+once torch is imported, forks the judge from itself, which becomes grader.py's process again
+(its environment, folder, files) and runs the command with the zygote as its parent (inherited,
+ParentZygote). So a grading run imports torch once, and the workers are forked from the zygote
+before anything of the judge's is in it. A judge in another process (the self-test's) starts a
+Zygote of its own, which it imports torch beside. Kept free of torch.
 """
 import json
 import os
@@ -168,3 +173,121 @@ class Zygote:
             self.process.kill()
             self.process.wait()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class ParentZygote(Zygote):
+    """The zygote as a judge forked from it sees it (hand_over): its parent, already past torch's
+    import, with control connections inherited."""
+
+    def __init__(self, pid, control_fds, log_path, memory=MEMORY_CAP):
+        self.pid, self.memory, self.log_path = pid, memory, log_path
+        self.controls = [socket.socket(fileno=fd) for fd in control_fds]
+        self.control, self.process, self.tmp, self._ready = self.controls[0], None, None, True
+
+    def close(self):
+        """Every worker, and all they started, gone (the zygote says so), then the connections
+        closed; the zygote ends after this judge does."""
+        if not self.controls:
+            return
+        try:
+            self._request({"op": Op.SWEEP})
+        except GradingError:
+            pass
+        for control in self.controls:
+            control.close()
+        self.controls = []
+
+
+CONNECTIONS = "GRADER_ZYGOTE_CONNECTIONS"  # set by worker/main.py's _become_caller
+
+
+def inherited(memory=MEMORY_CAP):
+    """In a judge forked from its zygote: that zygote, as a backend (once: the variable goes, so
+    that no process this one starts takes it for its own); None elsewhere."""
+    spec = os.environ.pop(CONNECTIONS, None)
+    if not spec:
+        return None
+    pid, fds, log_path = spec.split(":", 2)
+    if not pid.isdigit() or int(pid) != os.getppid():  # not set by this process's zygote
+        return None
+    return ParentZygote(int(pid), [int(fd) for fd in fds.split(",")], log_path, memory)
+
+
+class HandedOver:
+    """This run of grader.py, handed over to a judge that a fresh zygote forks from itself once
+    torch is imported (worker/main.py's _fork_judge): this process imports no torch; it waits,
+    passes signals on, and ends with the judge's status (wait)."""
+
+    def __init__(self, root, script, argv, clients=1):
+        if not sys.platform.startswith("linux"):
+            raise GradingError("the grader runs on Linux (or WSL on Windows); this is "
+                               f"{sys.platform}")
+        for fd in (0, 1, 2):  # a closed one (python grader.py <&-) would be taken by a pipe below
+            try:
+                os.fstat(fd)
+            except OSError:
+                os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one
+        self.tmp = tempfile.mkdtemp(prefix="grader-")
+        self.log_path = os.path.join(self.tmp, "zygote.log")
+        streams = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
+        caller = {"environ": dict(os.environ), "cwd": os.getcwd(), "path": list(sys.path),
+                  "argv": [script, *argv], "log": self.log_path,
+                  "stdio": [[getattr(s, "encoding", None) or "utf-8",
+                             getattr(s, "errors", None) or "strict"] for s in streams]}
+        payload = tempfile.TemporaryFile(dir=self.tmp)  # no name: only the judge reads it
+        payload.write(json.dumps(caller).encode())
+        payload.seek(0)
+        status_read, status_write = os.pipe()
+        stdio = [os.dup(fd) for fd in (0, 1, 2)]
+        fds = [payload.fileno(), status_write, *stdio]
+        try:
+            with open(self.log_path, "wb") as log:
+                self.process = subprocess.Popen(
+                    [*WORKER_PYTHON, str(WORKER_SCRIPT), str(root), "--judge",
+                     ",".join(map(str, [*fds, clients]))],
+                    pass_fds=fds, stdin=subprocess.DEVNULL,
+                    stdout=log, stderr=log, env=minimal_environment(self.tmp), cwd=self.tmp)
+        finally:
+            payload.close()
+            os.close(status_write)
+            for fd in stdio:
+                os.close(fd)
+        self.status = status_read
+        self.judge = None
+
+    def _log_tail(self):
+        return Zygote._log_tail(self)
+
+    def wait(self):
+        """The judge's exit status, once the zygote ends; GradingError if no judge started.
+        Ctrl-C at a terminal reaches the judge itself; a SIGINT, SIGTERM or SIGHUP sent to this
+        process alone is passed on to it."""
+        import select
+        passed = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+        signal.pthread_sigmask(signal.SIG_BLOCK, passed | {signal.SIGCHLD})
+        try:
+            ready = select.select([self.status], [], [], ZYGOTE_START_TIMEOUT)[0]
+            pid = os.read(self.status, 32) if ready else b""
+            os.close(self.status)
+            if not pid.strip().isdigit():
+                self.process.kill()
+                self.process.wait()
+                raise GradingError("could not start the worker process:\n" + self._log_tail())
+            self.judge = int(pid)
+            while self.process.poll() is None:
+                info = signal.sigtimedwait(passed | {signal.SIGCHLD}, 1)
+                if info is None or info.si_signo == signal.SIGCHLD or \
+                        (info.si_signo == signal.SIGINT and info.si_code == SI_KERNEL):
+                    continue  # (a terminal's Ctrl-C: the judge, in the same group, has it)
+                try:
+                    os.kill(self.judge, info.si_signo)
+                except ProcessLookupError:
+                    pass
+            return self.process.returncode if self.process.returncode >= 0 \
+                else 128 - self.process.returncode
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, passed | {signal.SIGCHLD})
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+SI_KERNEL = 0x80  # siginfo's si_code of a signal the kernel sent (a terminal's Ctrl-C)

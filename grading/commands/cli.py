@@ -311,6 +311,7 @@ def command(args, argv):
         print(f"grader.py: {problem.render(args.lang)}", file=sys.stderr)
         return USAGE_ERROR
     from grading.backends.portable import start
+    from grading.backends.zygote import HandedOver
     # Grades that count: a batch, and a results.json (what CI's grade.sh and the Gradescope bundle
     # write). These refuse the portable backend unless it is chosen by name (portable.start).
     counts = bool(args.batch or args.json) and not args.demo
@@ -322,7 +323,9 @@ def command(args, argv):
         clients = judges_for(args.jobs)
     try:
         backend = start(ROOT, memory=int(args.memory * 1024 ** 3), clients=clients,
-                       batch=bool(args.batch), counts=counts)
+                       batch=bool(args.batch), counts=counts, hand_over=handed_over(argv))
+        if isinstance(backend, HandedOver):  # a judge forked from the zygote runs the command
+            return backend.wait()
     except WallsMissing as error:
         print(f"grader.py: {error.text.render(args.lang)}", file=sys.stderr)
         return USAGE_ERROR
@@ -374,6 +377,16 @@ def command(args, argv):
         return USAGE_ERROR
     finally:
         backend.close()
+
+
+def handed_over(argv):
+    """(grader.py, argv) when this process runs grader.py as a script: its grading is then handed
+    over to a judge forked from the zygote, so that the run imports torch once
+    (backends.zygote.HandedOver); None when main() is called otherwise (the self-test's)."""
+    script = getattr(sys.modules.get("__main__"), "__file__", None)
+    if script and os.path.realpath(script) == str((ROOT / "grader.py").resolve()):
+        return script, list(argv)
+    return None
 
 
 def run(args, folder, exercises, backend):

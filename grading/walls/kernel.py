@@ -337,11 +337,12 @@ def limit_resources(memory_bytes, file_bytes=OUTPUT_FILE_LIMIT):
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
-def die_with_parent(parent):
-    """SIGKILL when the zygote that forked this worker dies (Linux): the zygote kills its workers
-    when its judges go, but a zygote that is killed itself cannot."""
+def die_with_parent(parent, how=signal.SIGKILL):
+    """Signal `how` when the parent dies (Linux): a worker is killed when the zygote that forked
+    it dies (the zygote kills its workers when its judges go, but a zygote that is killed itself
+    cannot); a zygote or a judge is told with SIGTERM, to end as it would be asked to."""
     if sys.platform.startswith("linux"):
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        _libc.prctl(_PR_SET_PDEATHSIG, how, 0, 0, 0)
     if os.getppid() != parent:  # it died before the call
         os._exit(0)
 

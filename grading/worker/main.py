@@ -38,11 +38,19 @@ OUTPUT_FILE_LIMIT = 8 * 1024 * 1024  # bytes a worker may print or write in all
 
 # -- the zygote -----------------------------------------------------------------------------------
 
-def zygote_main(root, control_fds):
-    """Serve fork requests on each control connection (one per judge) until all are closed."""
+def zygote_main(root, control_fds, judge=None):
+    """Serve fork requests on each control connection (one per judge) until all are closed.
+
+    `judge`: a caller hands its grading run over (grading/backends/zygote.hand_over): (payload,
+    status, stdin, stdout, stderr, clients), its file descriptors and the number of control
+    connections. Once torch is imported, and before any worker, this zygote forks the judge from
+    itself, so that one grading run imports torch once; it then exits with the judge's status."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the judge's to handle
     controls = [socket.socket(fileno=fd) for fd in control_fds]
     sys.path.insert(0, root)
+    if judge is not None:
+        from grading.walls import kernel
+        kernel.die_with_parent(os.getppid(), signal.SIGTERM)  # the caller gone: end as asked to
     import torch  # noqa: F401  (the expensive import, done once for every worker)
     import torch.utils._python_dispatch  # noqa: F401
 
@@ -59,8 +67,13 @@ def zygote_main(root, control_fds):
     # (and so copy) their pages after fork.
     gc.freeze()
     children = set()
-    for control in controls:
-        _control_send(control, {"ready": True, "pid": os.getpid()})
+    judge_pid = None
+    if judge is not None:
+        judge_pid, controls = _fork_judge(*judge)
+    else:
+        for control in controls:
+            _control_send(control, {"ready": True, "pid": os.getpid()})
+    keep = set() if judge_pid is None else {judge_pid}  # the judge is no orphan to sweep
     while controls:
         for control in select.select(controls, [], [])[0]:
             try:
@@ -69,11 +82,96 @@ def zygote_main(root, control_fds):
                 controls.remove(control)
                 control.close()
                 continue
-            _serve(request, control, controls, children)
+            _serve(request, control, controls, children, keep)
+    code = 0
+    if judge_pid is not None:  # its connections are closed: it is writing its results
+        code = os.waitstatus_to_exitcode(os.waitpid(judge_pid, 0)[1])
+        code = code if code >= 0 else 128 - code  # a judge killed by signal N: 128 + N
     for pid in children:
         _kill_group(pid)
     kernel.sweep_orphans()  # every worker and everything they started
-    os._exit(0)  # nothing to flush or save; a normal teardown of torch costs half a second
+    os._exit(code)  # nothing to flush or save; a normal teardown of torch costs half a second
+
+
+def _fork_judge(payload, status, stdin, stdout, stderr, clients):
+    """Fork the judge of a handed-over run: it becomes the caller's process again (_become_caller)
+    with control connections of its own; this zygote keeps their other ends and forwards SIGTERM
+    to it. Returns (the judge's pid, the zygote's ends)."""
+    pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(clients)]
+    zygote = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            for zygote_end, _ in pairs:
+                zygote_end.close()
+            os.close(status)
+            code = _become_caller(zygote, payload, (stdin, stdout, stderr),
+                                  [judge_end.detach() for _, judge_end in pairs])
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
+        except BaseException:  # noqa: B036
+            traceback.print_exc()
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            os._exit(code)
+    for fd in (payload, stdin, stdout, stderr):  # no worker may inherit the caller's files
+        os.close(fd)
+    for _, judge_end in pairs:
+        judge_end.close()
+    signal.signal(signal.SIGTERM, lambda signum, frame: _signal(pid, signum))
+    os.write(status, str(pid).encode())
+    os.close(status)
+    return pid, [zygote_end for zygote_end, _ in pairs]
+
+
+def _signal(pid, signum):
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass
+
+
+def _become_caller(zygote, payload, stdio, control_fds):
+    """In the judge forked from the zygote: the caller's process again (its files, environment,
+    folder, path, arguments and encodings, from `payload`), with the zygote's control connections
+    named in GRADER_ZYGOTE_CONNECTIONS (grading/backends/zygote.inherited); then the caller's
+    script runs as __main__, as the caller would have gone on to run it. Its exit status."""
+    import runpy
+
+    from grading.walls import kernel
+    with os.fdopen(payload, "rb") as f:
+        caller = json.loads(f.read())
+    for target, fd in enumerate(stdio):
+        os.dup2(fd, target)
+        os.close(fd)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    kernel.die_with_parent(zygote, signal.SIGTERM)
+    os.environ.clear()
+    os.environ.update(caller["environ"])
+    os.environ["GRADER_ZYGOTE_CONNECTIONS"] = f"{zygote}:{','.join(map(str, control_fds))}:" \
+        + caller["log"]
+    os.chdir(caller["cwd"])
+    sys.path[:] = caller["path"]
+    sys.argv[:] = caller["argv"]
+    importlib.invalidate_caches()
+    tempfile.tempdir = None  # from TMPDIR again, the caller's
+    # New streams on fd 0, 1 and 2 (the old ones took the zygote's log for a seekable file), in
+    # the caller's encodings; line-buffered as Python makes them, stderr always, stdout on a tty.
+    streams = []
+    for fd, (encoding, errors) in enumerate(caller["stdio"]):
+        streams.append(open(fd, "r" if fd == 0 else "w", encoding=encoding, errors=errors,
+                            closefd=False,
+                            buffering=1 if fd == 2 or (fd == 1 and os.isatty(1)) else -1))
+    sys.stdin, sys.stdout, sys.stderr = streams
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
+    runpy.run_path(caller["argv"][0], run_name="__main__")
+    return 0
 
 
 def _warm_up():
@@ -97,7 +195,7 @@ def _warm_up():
     protocol.from_wire(protocol.to_wire(x))
 
 
-def _serve(request, control, controls, children):
+def _serve(request, control, controls, children, keep=()):
     from grading.walls import kernel
     from grading.wire.ops import Op
     op = request.get("op")
@@ -129,8 +227,14 @@ def _serve(request, control, controls, children):
         pid = request["pid"]
         _kill_group(pid)
         status = _reap(pid, children)
-        kernel.sweep_orphans(keep=children)  # what it left behind, even in new sessions
+        kernel.sweep_orphans(keep=children | keep)  # what it left behind, even in new sessions
         _control_send(control, {"pid": pid, "status": status})
+    elif op == Op.SWEEP:  # a handed-over judge is done: every worker and all they started go
+        for pid in list(children):
+            _kill_group(pid)
+            _reap(pid, children)
+        kernel.sweep_orphans(keep=keep)
+        _control_send(control, {"swept": True})
 
 
 def _reap(pid, children):
@@ -482,5 +586,7 @@ if __name__ == "__main__":
     _add_site_packages()
     if sys.argv[1] == "--portable":
         portable_main(sys.argv[2], sys.argv[3], "--tripwire" in sys.argv[4:])
+    elif sys.argv[2] == "--judge":
+        zygote_main(sys.argv[1], [], [int(n) for n in sys.argv[3].split(",")])
     else:
         zygote_main(sys.argv[1], [int(fd) for fd in sys.argv[2].split(",")])

@@ -1,9 +1,12 @@
 """grader.py as a learner and a CI meet it: exit codes, one-line errors, the report, the JSON."""
 import json
 import os
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -261,3 +264,62 @@ def test_check_names_a_broken_solution_on_its_first_line(tmp_path):
     assert alone.returncode == pytest.ExitCode.USAGE_ERROR, alone.stdout + alone.stderr
     assert "selftest: solutions/ex6_head.py no longer holds" in alone.stdout + alone.stderr
     assert "INTERNALERROR" not in alone.stdout + alone.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Linux backend's hand-over")
+def test_a_grading_run_imports_torch_once():
+    """grader.py hands its run over to a judge forked from the zygote once torch is imported
+    there (backends/zygote.HandedOver): the process started as grader.py imports no torch (its
+    -X importtime lines name none; the zygote and the judge log no imports), and the grade holds."""
+    done = subprocess.run([sys.executable, "-X", "importtime", str(ROOT / "grader.py"),
+                           "--solutions", "1", "--lang", "en"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    imported = [line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")]
+    assert "grading.commands.cli" in imported  # the log is this process's
+    assert "torch" not in imported and "pytest" not in imported, done.stderr[-2000:]
+    assert "10/10" in done.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal")
+def test_ctrl_c_at_a_terminal_reaches_the_judge_once(tmp_path):
+    """Ctrl-C at a terminal goes to the whole foreground group (grader.py, the zygote, the
+    judge): the judge stops watching, as asked, once; grader.py passes on only a SIGINT sent to
+    it alone (test_watch_regrades_the_exercise_being_edited sends one)."""
+    import pty
+    folder = tmp_path / "exercises"
+    shutil.copytree(ROOT / "solutions", folder)
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: a session whose controlling terminal is the pty
+        os.chdir(ROOT)
+        os.execv(sys.executable, [sys.executable, "grader.py", "--submission", str(folder),
+                                  "--watch", "--lang", "en"])
+    seen = b""
+    try:
+        deadline = time.monotonic() + 90
+        while b"Watching" not in seen and time.monotonic() < deadline:
+            if select.select([terminal], [], [], 0.5)[0]:
+                seen += os.read(terminal, 1 << 16)
+        assert b"Watching" in seen, seen.decode(errors="replace")
+        os.write(terminal, b"\x03")  # Ctrl-C, as the terminal's line discipline takes it
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            ended, status = os.waitpid(pid, os.WNOHANG)
+            if ended:
+                break
+            if select.select([terminal], [], [], 0.2)[0]:
+                try:
+                    seen += os.read(terminal, 1 << 16)
+                except OSError:
+                    pass
+        else:
+            raise AssertionError("still watching 30 s after Ctrl-C")
+        pid = None
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(terminal)
+    assert os.waitstatus_to_exitcode(status) == 0, seen.decode(errors="replace")
+    assert b"Traceback" not in seen and b"interrupted" not in seen, seen.decode(errors="replace")
