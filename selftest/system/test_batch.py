@@ -158,6 +158,48 @@ def test_a_name_or_cause_is_inert_markdown():
     assert "<b>" not in report and "](b)" not in report and "**c**" not in report
 
 
+def test_the_class_report_renders_as_its_own_text():
+    """--report through a CommonMark renderer (markdown-it-py, with tables, as GitHub renders
+    it; .ci/run installs it): folder names and causes that are markup render to the very same
+    HTML structure as plain names, and show as themselves — no tag, link, emphasis or cell."""
+    markdown_it = pytest.importorskip("markdown_it", reason="pip install markdown-it-py==4.3.0 "
+                                      "(CI installs it) for the CommonMark rendering")
+    from html.parser import HTMLParser
+
+    class Page(HTMLParser):  # the tags in order, and the text
+        def __init__(self, html):
+            super().__init__(convert_charrefs=True)
+            self.tags, self.text = [], []
+            self.feed(html)
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append((tag, attrs))
+
+        def handle_endtag(self, tag):
+            self.tags.append(("/" + tag, []))
+
+        def handle_data(self, data):
+            self.text.append(data)
+
+    hostile = ["<img src=x onerror=alert(1)>", "**loud**", "[click](https://evil.example)",
+               "# heading", "a|b", "`code`", "_under_", "1. list", "&lt;script&gt;", "\\*",
+               "<https://evil.example>", "![i](x.png)", "~~gone~~", "> quote", "---", "a\\"]
+
+    def report(names):
+        return batch.class_report({name: {
+            "status": "graded", "note": "", "total": 80, "seconds": 1, "exercises": {
+                "ex4_scaling": {"score": 0, "diagnosis": {"key": f"ex4.{i}", "en": name,
+                                                          "zh": name}}}}
+            for i, name in enumerate(names)})
+
+    render = markdown_it.MarkdownIt("commonmark").enable("table").render
+    shown, plain = Page(render(report(hostile))), Page(render(report(
+        [f"name{i}" for i in range(len(hostile))])))
+    assert shown.tags == plain.tags
+    text = "".join(shown.text)
+    assert all(name in text for name in hostile), text
+
+
 def _with_hidden(total, max_, hidden_skipped):
     test = {"id": "test_matches_reference", "kind": "hidden", "points": 6, "score": 0,
             "status": "skipped" if hidden_skipped else "passed", "message": None}
