@@ -12,6 +12,7 @@ tests, a failing exercise's test module may name the likely mistake (diagnose, d
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import sys
 import time
 from dataclasses import dataclass, field
@@ -105,6 +106,10 @@ class GradingPlugin:
                 exercise=exercise, number=counters[exercise], name=Bi(lines[1], lines[0]),
                 nodeid=item.nodeid,
                 points=mark.kwargs["points"], kind=mark.kwargs["kind"])
+        for exercise, module in list(self.test_modules.items()):
+            problem = self._module_problem(module)
+            if problem:
+                self.errors.append(f"tests/test_{exercise}.py: {problem}")
         for exercise, total in points.items():
             if not self.errors and total != course.BY_NAME[exercise].points:
                 self.errors.append(
@@ -138,6 +143,28 @@ class GradingPlugin:
             return "its docstring needs two lines, the check's name in English and then in Chinese"
         if ("compare" in item.fixturenames) != (kind == "hidden"):
             return "a hidden case must use `compare` and a public case must not"
+        arguments = list(inspect.signature(item.function).parameters)
+        if arguments not in (["submission"], ["compare"]):
+            return (f"it takes ({', '.join(arguments)}): a graded test takes one argument, "
+                    "`submission` (a public case) or `compare` (a hidden case), and nothing else "
+                    "(the self-test calls each test with that one argument, on hostile replies)")
+        return ""
+
+    @staticmethod
+    def _module_problem(module):
+        """What is wrong with a test file's diagnose and diagnose_error (both optional), or ""."""
+        for name, takes in (("diagnose", "probe"), ("diagnose_error", "error")):
+            function = getattr(module, name, None)
+            if function is None:
+                continue
+            try:
+                arguments = list(inspect.signature(function).parameters)
+            except (TypeError, ValueError):
+                arguments = None
+            if not callable(function) or arguments is None or len(arguments) != 1:
+                return (f"its {name} must be a function of one argument, def {name}({takes}): "
+                        f"the judge calls it so when a check of the exercise fails (or leave "
+                        f"{name} out: it is optional)")
         return ""
 
     def pytest_collection_finish(self, session):

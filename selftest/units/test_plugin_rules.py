@@ -192,3 +192,35 @@ def test_a_broken_file_stops_grade_with_a_session_error(tmp_path, monkeypatch):
         torch.set_num_threads(threads)
     assert str(raised.value) == (f"tests/test_{EXERCISE}.py::test_shape: its points are 0: give a "
                                  "positive number, @public(3)")
+
+
+@pytest.mark.parametrize("arguments", ["submission, tmp_path", "", "submission, compare"])
+def test_a_graded_test_with_other_arguments(pytester, arguments):
+    """The self-test calls every graded test with its one fixture (test_reply_fuzz.py): a test
+    that takes more, or none, is refused at collection, not met as a crash there."""
+    error = refused(pytester, GOOD.replace("def test_shape(submission):",
+                                           f"def test_shape({arguments}):"))
+    assert error.startswith(f"tests/test_{EXERCISE}.py::test_shape: "), error
+    if "compare" not in arguments:
+        assert error.endswith(f"it takes ({arguments}): a graded test takes one argument, "
+                              "`submission` (a public case) or `compare` (a hidden case), and "
+                              "nothing else (the self-test calls each test with that one "
+                              "argument, on hostile replies)"), error
+
+
+@pytest.mark.parametrize("definition", ["def diagnose():\n    return None\n",
+                                        "diagnose = 3\n",
+                                        "def diagnose_error(error, more):\n    return None\n"])
+def test_a_diagnose_that_the_judge_could_not_call(pytester, definition):
+    name = definition.split("(")[0].split(" = ")[0].replace("def ", "")
+    takes = "probe" if name == "diagnose" else "error"
+    error = refused(pytester, GOOD + "\n\n" + definition)
+    assert error == (f"tests/test_{EXERCISE}.py: its {name} must be a function of one argument, "
+                     f"def {name}({takes}): the judge calls it so when a check of the exercise "
+                     f"fails (or leave {name} out: it is optional)")
+
+
+def test_a_diagnose_of_one_argument_is_welcome(pytester):
+    text = GOOD + "\n\ndef diagnose(probe):\n    return None\n\n\ndef diagnose_error(e):\n    return None\n"
+    plugin, _ = collect(pytester, text, f"test_{EXERCISE}.py", "--collect-only")
+    assert plugin.errors == [], plugin.errors
