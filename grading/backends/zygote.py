@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from grading.errors import GradingError
@@ -261,13 +262,21 @@ class HandedOver:
     def wait(self):
         """The judge's exit status, once the zygote ends; GradingError if no judge started.
         Ctrl-C at a terminal reaches the judge itself; a SIGINT, SIGTERM or SIGHUP sent to this
-        process alone is passed on to it."""
+        process alone is passed on to it. Before the judge exists (torch is being imported), any
+        of them stops the zygote: KeyboardInterrupt."""
         import select
         passed = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
         signal.pthread_sigmask(signal.SIG_BLOCK, passed | {signal.SIGCHLD})
         try:
-            ready = select.select([self.status], [], [], ZYGOTE_START_TIMEOUT)[0]
-            pid = os.read(self.status, 32) if ready else b""
+            deadline = time.monotonic() + ZYGOTE_START_TIMEOUT
+            while not select.select([self.status], [], [], 0.05)[0]:
+                if signal.sigtimedwait(passed, 0) is not None or time.monotonic() > deadline:
+                    self.process.kill()  # asked to stop (Ctrl-C too) before the judge exists
+                    self.process.wait()
+                    if time.monotonic() <= deadline:
+                        raise KeyboardInterrupt
+                    break
+            pid = os.read(self.status, 32) if self.process.poll() is None else b""
             os.close(self.status)
             if not pid.strip().isdigit():
                 self.process.kill()
@@ -276,18 +285,19 @@ class HandedOver:
             self.judge = int(pid)
             while self.process.poll() is None:
                 info = signal.sigtimedwait(passed | {signal.SIGCHLD}, 1)
-                if info is None or info.si_signo == signal.SIGCHLD or \
-                        (info.si_signo == signal.SIGINT and info.si_code == SI_KERNEL):
-                    continue  # (a terminal's Ctrl-C: the judge, in the same group, has it)
+                if info is None or info.si_signo == signal.SIGCHLD or info.si_code == SI_KERNEL:
+                    continue  # (a terminal's Ctrl-C or hang-up: the judge, in its group, has it)
                 try:
                     os.kill(self.judge, info.si_signo)
                 except ProcessLookupError:
                     pass
-            return self.process.returncode if self.process.returncode >= 0 \
-                else 128 - self.process.returncode
+            if self.process.returncode < 0:  # the zygote killed (its judge gets SIGTERM then)
+                raise GradingError(f"the worker process ended (signal {-self.process.returncode})"
+                                   ":\n" + self._log_tail())
+            return self.process.returncode
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, passed | {signal.SIGCHLD})
             shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-SI_KERNEL = 0x80  # siginfo's si_code of a signal the kernel sent (a terminal's Ctrl-C)
+SI_KERNEL = 0x80  # siginfo's si_code of a signal the kernel sent (a terminal's Ctrl-C, hang-up)

@@ -343,7 +343,12 @@ def command(args, argv):
         backend = start(ROOT, memory=int(args.memory * 1024 ** 3), clients=clients,
                        batch=bool(args.batch), counts=counts, hand_over=handed_over(argv))
         if isinstance(backend, HandedOver):  # a judge forked from the zygote runs the command
-            return backend.wait()
+            try:
+                return backend.wait()
+            except KeyboardInterrupt:
+                print(Bi("\ngrader.py: 已中断", "\ngrader.py: interrupted").render(args.lang),
+                      file=sys.stderr)
+                return 130
     except WallsMissing as error:
         print(f"grader.py: {error.text.render(args.lang)}", file=sys.stderr)
         return USAGE_ERROR
