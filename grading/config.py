@@ -11,6 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
 SOLUTIONS = ROOT / "solutions"
 EXERCISES_DIR = ROOT / "exercises"
+# What grades, in every copy of the grader (the student copy, the Gradescope bundle, the
+# self-test's): each adds what it grades with (exercises/, solutions/) and what else it needs.
+GRADER_FILES = ("grader.py", "course.py", "pytest.ini", "requirements.txt", "grading", "tests")
 
 EXERCISES = list(course.NAMES)
 SECTIONS = {exercise.name: exercise.section for exercise in course.EXERCISES}  # (中文, English)

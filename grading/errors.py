@@ -6,6 +6,15 @@ Who raises what, and who catches it:
 - SessionError (judge.session): the tests could not be collected or run (the grader's or tests/).
 - WorkerFailure (judge.worker_handle): the submission's code failed in its worker.
 - CheckFailed (checks, raised by test files): a check on the submission's outputs failed.
+  GateFailed (judge.plugin): a check that waits for others (after=…) was not run.
+- Mismatch (checks.scenario): the submission's objects lack the structure the exercise's API
+  fixes (a layer missing or of another shape). It is a check, not an exception of the learner's
+  code, but it travels as a WorkerFailure of kind "raised" at the call that met it, so that the
+  crash causes (diagnose_error) read it beside the learner's own errors; its error's type says
+  "Mismatch".
+- StepMissing (worker.training, the demo's): the demo needs an exercise not written yet.
+- LinuxOnlyCall (walls.audit): a call that exists only on Linux, made in the portable backend
+  with the tripwire up (GRADER_BACKEND=portable on Linux).
 - ProtocolError, PeerClosed, Timeout (wire.protocol): a message that is not one, a closed peer,
   no message in time; Busy (judge.worker_handle): no message in time, the machine's fault.
 - ReplayError (judge.replay): a worker's record of its work cannot be verified.
@@ -59,6 +68,33 @@ class CheckFailed(AssertionError):
     def __init__(self, text):
         super().__init__(text.en)
         self.text = text
+
+
+class GateFailed(CheckFailed):
+    """A test's prerequisites (after=…) did not pass: it was not run."""
+
+    def __init__(self, text, todo=False, needs=None):
+        super().__init__(text)
+        self.todo = todo
+        self.needs = needs  # the name (Bi) of the check it waits for
+
+
+class Mismatch(WorkerFailure):
+    """The submission's objects lack the structure the exercise's API fixes; `text` is a Bi,
+    `key` and `facts` are for the diagnoses."""
+
+    def __init__(self, text, key=None, **facts):
+        super().__init__("raised", text, error={"type": "Mismatch", "message": text.en,
+                                                "frames": [], "key": key, **facts})
+
+
+class LinuxOnlyCall(RuntimeError):
+    """A call that exists only on Linux, made by the grader in its portable backend."""
+
+
+class StepMissing(Exception):
+    """In the demo's worker: an exercise the demo uses raised NotImplementedError, a step not
+    written yet (its message names the exercise; demo.report reads the type's name)."""
 
 
 class ProtocolError(Exception):

@@ -40,13 +40,14 @@ from fixtures import (
     mistake_id,
     one_per_exercise,
 )
+from grading import config
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = random.randrange(1, 1 << 31)  # fresh inputs every check, printed for replay
 DEMO_SEED = int(os.environ["SELFTEST_DEMO_SEED"]) if os.environ.get("SELFTEST_DEMO_SEED") else None
 CALL_TIMEOUT = 2  # seconds for one call: the fixtures that loop for ever burn less of --check
 SECRET = "GRADER_TEST_SECRET"  # put in the grader's environment; no worker may see it
-GRADER_FILES = ("grader.py", "course.py", "pytest.ini", "grading", "tests", "solutions", "exercises")
+GRADER_FILES = (*config.GRADER_FILES, "solutions", "exercises")  # a copy of the repository's grader
 
 
 def run_grader(*args, cwd=ROOT, timeout=300, lang="en"):
@@ -97,7 +98,7 @@ def copy_repository(target):
 def fingerprint(folder):
     """Every file of the grading code, by content."""
     digests = {}
-    for name in ("grader.py", "course.py", "pytest.ini", "grading", "tests", "solutions"):
+    for name in GRADER_FILES:
         for path in sorted([folder / name] if (folder / name).is_file()
                            else (folder / name).rglob("*.py")):
             digests[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -28,7 +28,13 @@ import subprocess
 import sys
 import tempfile
 
-from grading.backends.zygote import MEMORY_CAP, WORKER_PYTHON, WORKER_SCRIPT, ZYGOTE_START_TIMEOUT
+from grading.backends.zygote import (
+    MEMORY_CAP,
+    WORKER_PYTHON,
+    WORKER_SCRIPT,
+    ZYGOTE_START_TIMEOUT,
+    log_tail,
+)
 from grading.backends.zygote import minimal_environment as zygote_environment
 from grading.errors import GradingError, PeerClosed, ProtocolError, Timeout, WallsMissing
 from grading.i18n import Bi
@@ -254,11 +260,7 @@ class PortableBackend:
         return {"code": code, "signal": None}
 
     def _log_tail(self):
-        try:
-            with open(self.log_path, encoding="utf-8", errors="replace") as log:
-                return "".join(log.readlines()[-12:])
-        except OSError:
-            return ""
+        return log_tail(self.log_path)
 
     def close(self):
         if self.listener is None:

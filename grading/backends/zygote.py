@@ -68,6 +68,15 @@ def package_folders(root=None):
     return kept
 
 
+def log_tail(path, lines=12):
+    """The last lines of a log the workers' interpreter wrote (its stderr): why it ended."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as log:
+            return "".join(log.readlines()[-lines:])
+    except OSError:
+        return ""
+
+
 class Zygote:
     """A clean interpreter with torch imported, from which workers are forked."""
 
@@ -132,11 +141,7 @@ class Zygote:
         self._ready = True
 
     def _log_tail(self):
-        try:
-            with open(self.log_path, encoding="utf-8", errors="replace") as log:
-                return "".join(log.readlines()[-12:])
-        except OSError:
-            return ""
+        return log_tail(self.log_path)
 
     def spawn(self, package_dir, module, demo=False):
         """Fork a worker for one exercise module; returns (pid, socket to it)."""
@@ -257,7 +262,7 @@ class HandedOver:
         self.judge = None
 
     def _log_tail(self):
-        return Zygote._log_tail(self)
+        return log_tail(self.log_path)
 
     def wait(self):
         """The judge's exit status, once the zygote ends; GradingError if no judge started.

@@ -8,7 +8,7 @@ perturbing them, every comparison happens in the judge, where the submission can
 import pytest
 import torch
 
-from grading.errors import WorkerFailure
+from grading.errors import Mismatch, WorkerFailure
 from grading.i18n import Bi
 
 # Shape sets that expose silent bugs: B > 1, T < block_size, T != head_size,
@@ -32,15 +32,6 @@ def public(points, after=()):
 def hidden(points):
     """A hidden case: compares with the solution's outputs, so it needs solutions/."""
     return pytest.mark.grade(points=points, kind="hidden")
-
-
-class Mismatch(WorkerFailure):
-    """The submission's module lacks the structure the exercise's API fixes; `key` is for the
-    diagnoses."""
-
-    def __init__(self, zh, en, key=None, **facts):
-        super().__init__("raised", Bi(zh, en), error={"type": "Mismatch", "message": en,
-                                                       "frames": [], "key": key, **facts})
 
 
 def randn(generator, *shape):
@@ -68,24 +59,24 @@ def set_linear(module, name, weight):
         layers = [path[:-len(".weight")] for path, shape, _ in module.parameters()
                   if path.endswith(".weight") and shape == [n_out, n_in]]
         own = "、".join(f"self.{layer}" for layer in layers)
-        raise Mismatch(f"{module.type_name}(…) 建好之后没有 self.{name}：这个练习规定了层的名字，"
-                       f"要在 __init__ 里建好 self.{name} = nn.Linear(n_embd, head_size, bias=False)"
-                       + (f"（现有的层是 {own}）" if layers else ""),
-                       f"{module.type_name}(…) has no self.{name} once built: the exercise fixes the "
-                       f"layers' names, and __init__ builds self.{name} = "
-                       "nn.Linear(n_embd, head_size, bias=False)"
-                       + (f" (its layers are {', '.join(f'self.{x}' for x in layers)})"
-                          if layers else ""),
+        raise Mismatch(Bi(f"{module.type_name}(…) 建好之后没有 self.{name}：这个练习规定了层的名字，"
+                          f"要在 __init__ 里建好 self.{name} = nn.Linear(n_embd, head_size, bias=False)"
+                          + (f"（现有的层是 {own}）" if layers else ""),
+                          f"{module.type_name}(…) has no self.{name} once built: the exercise fixes the "
+                          f"layers' names, and __init__ builds self.{name} = "
+                          "nn.Linear(n_embd, head_size, bias=False)"
+                          + (f" (its layers are {', '.join(f'self.{x}' for x in layers)})"
+                             if layers else "")),
                        key="layer_missing", layer=name, layers=layers)
     if "shape" not in found:
-        raise Mismatch(f"self.{name} 没有 .weight：它应当是一个 nn.Linear",
-                       f"self.{name} has no .weight: it should be an nn.Linear")
+        raise Mismatch(Bi(f"self.{name} 没有 .weight：它应当是一个 nn.Linear",
+                          f"self.{name} has no .weight: it should be an nn.Linear"))
     if found["shape"] != [n_out, n_in]:
         shape = tuple(found["shape"])
-        raise Mismatch(f"self.{name}.weight 的形状是 {shape}，而 nn.Linear(n_embd="
-                       f"{n_in}, head_size={n_out}) 的是 ({n_out}, {n_in})",
-                       f"self.{name}.weight has shape {shape}, but "
-                       f"nn.Linear(n_embd={n_in}, head_size={n_out}) has ({n_out}, {n_in})",
+        raise Mismatch(Bi(f"self.{name}.weight 的形状是 {shape}，而 nn.Linear(n_embd="
+                          f"{n_in}, head_size={n_out}) 的是 ({n_out}, {n_in})",
+                          f"self.{name}.weight has shape {shape}, but "
+                          f"nn.Linear(n_embd={n_in}, head_size={n_out}) has ({n_out}, {n_in})"),
                        key="linear_shape", shape=shape, n_embd=n_in, head_size=n_out, layer=name)
 
 
@@ -94,27 +85,27 @@ def set_embedding(module, weight):
     vocab_size, n_embd = weight.shape
     found = module.set("token_embedding_table.weight", weight)
     if found.get("missing") == "token_embedding_table":
-        raise Mismatch("TokenEmbedding(vocab_size, n_embd) 建好之后没有 self.token_embedding_table：这张表要在 "
-                       "__init__ 里建一次，self.token_embedding_table = nn.Embedding(vocab_size, n_embd)，"
-                       "forward 里只负责查表",
-                       "TokenEmbedding(vocab_size, n_embd) has no self.token_embedding_table once "
-                       "built: the table belongs in __init__, built once, "
-                       "self.token_embedding_table = nn.Embedding(vocab_size, n_embd); forward only "
-                       "looks ids up in it", key="embedding_missing")
+        raise Mismatch(Bi("TokenEmbedding(vocab_size, n_embd) 建好之后没有 self.token_embedding_table：这张表要在 "
+                          "__init__ 里建一次，self.token_embedding_table = nn.Embedding(vocab_size, n_embd)，"
+                          "forward 里只负责查表",
+                          "TokenEmbedding(vocab_size, n_embd) has no self.token_embedding_table once "
+                          "built: the table belongs in __init__, built once, "
+                          "self.token_embedding_table = nn.Embedding(vocab_size, n_embd); forward only "
+                          "looks ids up in it"), key="embedding_missing")
     if "shape" not in found:
         kind = module.inspect("token_embedding_table").get("type", "")
-        raise Mismatch(f"self.token_embedding_table 是 {kind}，没有 .weight 这张表：它应当是 "
-                       "nn.Embedding(vocab_size, n_embd)",
-                       f"self.token_embedding_table is a {kind} with no .weight table: it should be "
-                       "an nn.Embedding(vocab_size, n_embd)")
+        raise Mismatch(Bi(f"self.token_embedding_table 是 {kind}，没有 .weight 这张表：它应当是 "
+                          "nn.Embedding(vocab_size, n_embd)",
+                          f"self.token_embedding_table is a {kind} with no .weight table: it should be "
+                          "an nn.Embedding(vocab_size, n_embd)"))
     if found["shape"] != [vocab_size, n_embd]:
         shape = tuple(found["shape"])
-        raise Mismatch(f"self.token_embedding_table.weight 的形状是 {shape}，而 "
-                       f"nn.Embedding(vocab_size={vocab_size}, n_embd={n_embd}) 的是 "
-                       f"({vocab_size}, {n_embd})",
-                       f"self.token_embedding_table.weight has shape {shape}, but "
-                       f"nn.Embedding(vocab_size={vocab_size}, n_embd={n_embd}) has "
-                       f"({vocab_size}, {n_embd})",
+        raise Mismatch(Bi(f"self.token_embedding_table.weight 的形状是 {shape}，而 "
+                          f"nn.Embedding(vocab_size={vocab_size}, n_embd={n_embd}) 的是 "
+                          f"({vocab_size}, {n_embd})",
+                          f"self.token_embedding_table.weight has shape {shape}, but "
+                          f"nn.Embedding(vocab_size={vocab_size}, n_embd={n_embd}) has "
+                          f"({vocab_size}, {n_embd})"),
                        key="embedding_shape", shape=shape, vocab_size=vocab_size, n_embd=n_embd,
                        kind=module.inspect("token_embedding_table").get("type", ""))
 

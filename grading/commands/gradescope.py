@@ -47,13 +47,12 @@ import traceback
 import zipfile
 from pathlib import Path
 
-from grading.config import EXERCISES, ROOT
+from grading.config import EXERCISES, GRADER_FILES, ROOT
 from grading.i18n import LANGUAGES, Bi
 from grading.inert import inert, inert_line
 
 FOLDER = "grader"  # the repository's copy inside the zip, so /autograder/source/grader
-SHIPPED = ("grader.py", "course.py", "pytest.ini", "requirements.txt", "grading", "tests", "solutions",
-           "exercises")
+SHIPPED = (*GRADER_FILES, "solutions", "exercises")
 DEFAULT_ROOT = "/autograder"
 DEFAULT_LANG = "zh"  # the lesson's language; `--lang en` when making the bundle for English
 SETTINGS = "settings.json"  # beside setup.sh: the bundle's choices (see the docstring)

@@ -11,11 +11,10 @@ and job summary never read as a pass.
 import shutil
 from pathlib import Path
 
-from grading.config import ROOT
+from grading.config import GRADER_FILES, ROOT
 from grading.i18n import Bi
 
-SHIPPED = ("grader.py", "course.py", "grading", "tests", "exercises", "requirements.txt", "pytest.ini",
-           ".gitignore", ".github/scripts/grade.sh", ".github/scripts/outside-exercises.sh",
+SHIPPED = (*GRADER_FILES, "exercises", ".gitignore", ".github/scripts/grade.sh", ".github/scripts/outside-exercises.sh",
            "docs/learner.md")
 
 # What a learner's copy ignores, whatever the course's own .gitignore says: a virtual environment

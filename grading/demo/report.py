@@ -1,9 +1,12 @@
 """`python grader.py demo`, in the judge: the report of the training that ran in a worker
-(grading/demo/training.py, which holds the corpus and the models): text, --json, a PNG heatmap when
+(grading/worker/training.py, which holds the corpus and the models): text, --json, a PNG heatmap when
 matplotlib is installed."""
 import torch
 
-from grading.demo.training import (  # noqa: F401  (the corpus's facts: the report's, the tests')
+from grading.errors import WorkerFailure
+from grading.i18n import Bi
+from grading.wire.ops import Op
+from grading.worker.training import (  # noqa: F401  (the corpus's facts: the report's, the tests')
     ADVERBS,
     ANSWERS,
     BATCH,
@@ -40,9 +43,6 @@ from grading.demo.training import (  # noqa: F401  (the corpus's facts: the repo
     sentences,
     train,
 )
-from grading.errors import WorkerFailure
-from grading.i18n import Bi
-from grading.wire.ops import Op
 
 
 def pad(text, width):

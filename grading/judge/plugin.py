@@ -22,7 +22,7 @@ import pytest
 import torch
 
 import course
-from grading.errors import CheckFailed, GradingError, WorkerFailure
+from grading.errors import CheckFailed, GateFailed, GradingError, WorkerFailure
 from grading.i18n import Bi
 from grading.judge import source_check
 from grading.judge.remote import LocalChannel, Module, WorkerChannel
@@ -344,15 +344,6 @@ class GradingPlugin:
             got = self.run_submission(exercise, scenario, params, seed)
             return got, want
         return run
-
-
-class GateFailed(CheckFailed):
-    """A test's prerequisites (after=…) did not pass: it was not run."""
-
-    def __init__(self, text, todo=False, needs=None):
-        super().__init__(text)
-        self.todo = todo
-        self.needs = needs  # the name (Bi) of the check it waits for
 
 
 class SubmissionRunner:

@@ -23,10 +23,11 @@ import stat
 import tokenize
 import traceback
 
+from grading.worker.main import SUBMISSION_PACKAGE as PACKAGE  # a submission imports itself by it
+
 LIMIT = 256 << 10  # bytes read of one file (the lesson's files are a few KiB)
 MAX_FILES = 24  # files of one submission read in all (its six, the helpers they import)
 BUDGET = 512 << 10  # bytes of one submission read in all: ~100 MB and ~0.5 s of the judge's at most
-PACKAGE = "submission"  # grading/worker.SUBMISSION_PACKAGE: a submission can import itself by it
 # Calls that loop in Python over the arguments the slice picks; and every itertools function
 LOOPING_CALLS = {"map": slice(1, None), "filter": slice(1, 2), "functools.reduce": slice(1, 2)}
 WRAPPERS = {"zip", "enumerate", "reversed", "sorted", "list", "tuple", "set", "iter"}

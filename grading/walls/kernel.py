@@ -24,8 +24,6 @@ import site
 import struct
 import sys
 
-OUTPUT_FILE_LIMIT = 64 * 1024 * 1024  # bytes any file of the worker may grow to (print, write)
-
 # Landlock's system calls and flags (include/uapi/linux/landlock.h), x86_64 and aarch64 alike.
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
 _CREATE_RULESET_VERSION = 1
@@ -322,7 +320,7 @@ def _last_capability():
 CPU_SECONDS = 600  # of one worker's own CPU time, whatever becomes of the judge that watches it
 
 
-def limit_resources(memory_bytes, file_bytes=OUTPUT_FILE_LIMIT):
+def limit_resources(memory_bytes, file_bytes):
     """Memory (address space beyond what the worker has already mapped), file size, no cores, and
     CPU time: the judge's limits are far tighter, but a worker whose judge was killed (and so
     never kills it) must not loop for ever (seen: orphans spinning for an hour)."""

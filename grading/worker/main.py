@@ -58,7 +58,7 @@ def zygote_main(root, control_fds, judge=None):
     from grading.wire import protocol  # noqa: F401
     torch.backends.cpu.get_cpu_capability()  # reads /proc/cpuinfo now: workers may not
     kernel.become_subreaper()
-    import grading.demo.training  # noqa: F401  (the demo's training runs in a worker)
+    import grading.worker.training  # noqa: F401  (the demo's training runs in a worker)
     _warm_up()
     # Everything the workers need is imported: the repository leaves the path, so that a submission
     # imports neither the repository's exercises/ nor solutions/ by an absolute import.
@@ -318,8 +318,8 @@ def _serve_requests(sock, module, package_dir, output):
         started = time.process_time()  # what the request cost: the portable backend's Meter
         try:
             if request["op"] == Op.DEMO:  # not grading: the demo trains the learner's head here
-                import grading.demo.training
-                result = grading.demo.training.run(module, request["seed"])
+                import grading.worker.training
+                result = grading.worker.training.run(module, request["seed"])
             else:
                 result = executor.run(request)
             reply = {"ok": True, "result": protocol.to_wire(result)}
@@ -347,7 +347,7 @@ def portable_main(address, root, tripwire):
     import torch
     import torch.utils._python_dispatch  # noqa: F401
 
-    import grading.demo.training  # noqa: F401  (the demo's training runs in a worker)
+    import grading.worker.training  # noqa: F401  (the demo's training runs in a worker)
     from grading.errors import PeerClosed, ProtocolError
     from grading.wire import protocol
     _warm_up()

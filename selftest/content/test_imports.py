@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # What runs in the learner's process: grading/worker/main.py and everything it may import.
 WORKER_SIDE = ("grading.worker", "grading.wire", "grading.walls", "grading.inert",
-               "grading.errors", "grading.demo.training")
+               "grading.errors")
 LEAVES = {"course": set(), "grading.config": {"course"}, "grading.errors": set(),
           "grading.i18n": set(), "grading.inert": set()}
 

@@ -101,3 +101,25 @@ def test_both_backends_have_the_backends_interface():
         for name in wanted & set(vars(Backend)):
             assert list(inspect.signature(getattr(kind, name)).parameters) == \
                 list(inspect.signature(getattr(Backend, name)).parameters), (kind, name)
+
+
+def test_every_exception_lives_in_errors_py():
+    """The rooms raise to one another only exceptions of grading/errors.py, where each says who
+    raises it and who catches it: no class elsewhere in grading/ or tests/ derives from an
+    exception (a built-in one or one of errors.py's)."""
+    import ast
+    import builtins
+    errors = ast.parse((ROOT / "grading" / "errors.py").read_text(encoding="utf-8"))
+    exceptions = {name for name, value in vars(builtins).items()
+                  if isinstance(value, type) and issubclass(value, BaseException)}
+    exceptions |= {node.name for node in errors.body if isinstance(node, ast.ClassDef)}
+    elsewhere = []
+    for path in [*sorted((ROOT / "grading").rglob("*.py")), *sorted((ROOT / "tests").glob("*.py"))]:
+        if path.name == "errors.py" and path.parent.name == "grading":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                    (base.id if isinstance(base, ast.Name) else getattr(base, "attr", None))
+                    in exceptions for base in node.bases):
+                elsewhere.append(f"{path.relative_to(ROOT)}: class {node.name}")
+    assert not elsewhere, elsewhere
