@@ -9,10 +9,11 @@ n_embd 个数值就是这个字的向量。这张表本身也是参数，会在�
 要写的：`__init__` 里建立 `self.token_embedding_table = nn.Embedding(vocab_size, n_embd)`；
 `forward(idx)` 用它查表。
 
-会检查：输出形状是 (B, T, n_embd)（vocab_size 与 n_embd 不同，维度写反会被发现）；每个字的向量
-正是它在表中的那一行；这张表是可训练的参数；超出 [0, vocab_size) 的编号必须报 IndexError，而不是
-被悄悄折回范围内；输入的编号不被改动；与参考答案在多组随机输入上一致（其中有 B = T = 1：
-一个样本、一个字）。
+会检查：forward 为每个字给出一个 n_embd 维向量，形状 (B, T, n_embd)，都是有限的数；每个字的向量正是
+它在 token_embedding_table 中的那一行；vocab_size × n_embd 的表是模块的可训练参数；表的每一行都得到
+它的梯度：训练能调整每个字的向量；forward 不改动输入的编号：不对输入做原地运算；超出 [0, vocab_size)
+的编号报 IndexError，而不是被折回范围内；在四组形状（其中一组 B = T = 1）的全新随机编号上与参考答案
+一致。
 
 Exercise 1 · Upgrade the representation: a vector for every character
 
@@ -25,10 +26,12 @@ per id, and the table itself is a parameter that training adjusts.
 Write: in `__init__`, `self.token_embedding_table = nn.Embedding(vocab_size, n_embd)`; in
 `forward(idx)`, look the ids up in it.
 
-Checked: the output shape (B, T, n_embd) (vocab_size differs from n_embd, so swapped dimensions show);
-each token's vector is its row of the table; the table is a trainable parameter; ids outside
-[0, vocab_size) raise IndexError instead of being wrapped into range; the ids are left unchanged;
-agreement with the reference on fresh random inputs (B = T = 1 among them: one example, one token).
+Checked: forward gives one n_embd vector per token, (B, T, n_embd), of finite numbers; each token's
+vector is its own row of token_embedding_table; the vocab_size × n_embd table is a trainable
+parameter of the module; every row of the table gets its gradient: training can change each
+character's vector; forward leaves the ids as they were: no in-place operation on its input; token
+ids outside [0, vocab_size) raise IndexError instead of being wrapped into range; matches the
+reference on fresh random ids, four shape sets (B = T = 1 among them).
 """
 import torch
 import torch.nn as nn

@@ -9,10 +9,10 @@
 要写的：`__init__` 里建立 `self.query`、`self.key`、`self.value`；`forward(x)` 按 (q, k, v) 的
 顺序返回三者。
 
-会检查：三个输出的形状都是 (B, T, head_size)（head_size 与 n_embd 不同）；线性层没有偏置
-（输入全 0 时输出也全 0）；三个层的形状是 n_embd → head_size；顺序是 (q, k, v)；x 不被改动；
-损失的梯度能传到 x 和三个层的权重；与参考答案在多组随机输入上一致（其中有 B = T = 1；测试会用
-自己的随机数设置这三个层的权重）。
+会检查：forward 返回 (q, k, v)，每个的形状都是 (B, T, head_size)，都是有限的数；query、key、value 是
+nn.Linear(n_embd, head_size) 线性层；输入全为 0 时 q、k、v 也全为 0（线性层没有偏置）；forward 不改
+动 x：不对输入做原地运算；q、k、v 按这个顺序与参考答案一致（四组形状，其中一组 B = T = 1）；损失对 x
+以及 query、key、value 权重的梯度与参考答案一致。
 
 Exercise 3 · Self-attention: query, key, value
 
@@ -26,10 +26,11 @@ nn.Linear(n_embd, head_size, bias=False).
 Write: `self.query`, `self.key`, `self.value` in `__init__`; `forward(x)` returns them in the order
 (q, k, v).
 
-Checked: all three outputs are (B, T, head_size) (head_size differs from n_embd); no bias (a zero input
-gives zero outputs); each layer maps n_embd → head_size; the order is (q, k, v); x is left unchanged;
-a loss's gradients reach x and the three layers' weights; agreement with the reference on fresh
-random inputs (B = T = 1 among them; the test sets the three layers' weights from its own generator).
+Checked: forward returns (q, k, v), each (B, T, head_size), of finite numbers; query, key and value
+are nn.Linear(n_embd, head_size) layers; a zero input gives zero q, k and v (the layers have
+bias=False); forward leaves x as it was: no in-place operation on its input; q, k and v match the
+reference, in that order, four shape sets (B = T = 1 among them); a loss's gradients for x and for
+the query, key and value weights match the reference's.
 """
 import torch
 import torch.nn as nn

@@ -8,9 +8,12 @@
     averaging_matrix(T) → weights: (T, T)
     average_context(x):  x: (B, T, C) → (B, T, C)
 
-会检查：每一行之和为 1；上三角（未来的位置）全为 0；第 0 行是 [1, 0, ...]，第 i 行是前 i+1 个
-1/(i+1)；位置 t 的输出是 x[:, :t+1] 的平均；改动 t 之后的输入不会改变 t 及之前的输出；x 不被改动；
-损失对 x 的梯度能传回去；与参考答案在多组随机输入上一致（其中有 B = T = 1）。
+会检查：averaging_matrix：每一行之和为 1；averaging_matrix：上三角（未来的位置）全为 0；
+averaging_matrix：第 0 行是 [1, 0, …]，第 i 行的前 i+1 个数都是 1/(i+1)；average_context：位置 t 的
+输出是 x[:, :t+1] 的平均；average_context：改动位置 t 之后的 x，不会改变 t 及之前的输出；
+average_context 是一次矩阵乘法，没有对位置的 Python 循环；average_context 不改动 x：不对输入做原地运
+算；T = 1、5、8、12 时 averaging_matrix 与参考答案一致；在四组形状（其中一组 B = T = 1）和一个长序列
+的全新随机 x 上 average_context 与参考答案一致；损失对 x 的梯度与参考答案一致：训练时梯度能传回去。
 
 Exercise 2 · A first attempt: average over the context
 
@@ -23,10 +26,14 @@ i+1 vectors. Row 0 of weights is [1, 0, 0, ...], row 1 is [0.5, 0.5, 0, ...], ro
     averaging_matrix(T) → weights: (T, T)
     average_context(x):  x: (B, T, C) → (B, T, C)
 
-Checked: rows sum to 1; the upper triangle (the future) is 0; row 0 is [1, 0, ...] and row i holds
-i+1 entries of 1/(i+1); output t is the mean of x[:, :t+1]; changing inputs after t never changes
-outputs up to t; x is left unchanged; a loss's gradient reaches x; agreement with the reference on
-fresh random inputs (B = T = 1 among them).
+Checked: averaging_matrix: every row sums to 1; averaging_matrix: the upper triangle (the future) is
+0; averaging_matrix: row 0 is [1, 0, …], row i is 1/(i+1) on its first i+1 entries; average_context:
+position t is the mean of x[:, :t+1]; average_context: changing x after position t never changes
+outputs up to t; average_context is one matrix product, with no Python loop over positions;
+average_context leaves x as it was: no in-place operation on its input; averaging_matrix matches the
+reference for T = 1, 5, 8, 12; average_context matches the reference on fresh random x, four shape
+sets (B = T = 1 among them) and a long one; a loss's gradient for x matches the reference's:
+training can send it back through.
 """
 import torch
 

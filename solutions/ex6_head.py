@@ -10,9 +10,13 @@
 （例如用 register_buffer 保存一个 (block_size, block_size) 的 tril，用时切成 [:T, :T]）；
 `forward(x)` 完成整个流程。
 
-会检查：输出形状 (B, T, head_size)，包括 T < block_size 和很长的 T；位置 0 只能看见自己，所以它的输出等于它
-自己的值向量；改动 t 之后的字（经过一个词嵌入）永远不会改变 t 及之前的输出（逐个 t 检查）；雅可比
-∂out[t]/∂x[s] 在 s > t 时约为 0；线性层没有偏置；与参考答案在多组随机输入上一致。
+会检查：forward 给出形状 (B, T, head_size)、都是有限的数的输出，T 小于 block_size 或很长时也一样；对
+每个 t：改动 t 之后的字，永远不会改变 t 及之前的输出；s 在 t 之后时，∂out[t] / ∂x[s] ≈ 0；位置 0 只
+能看见自己，所以它的输出就是它自己的值向量；query、key、value 没有偏置：输入全为 0 时输出也全为 0；
+forward 一次处理所有位置，没有对位置的 Python 循环；可训练的参数只有三个线性层的权重：掩码不是参数；
+注意力头是亲手搭的，没有调用 PyTorch 现成的注意力；forward 不改动传进来的 x：不对输入做原地运算；在
+四组形状（其中一组 B = T = 1）和一个长序列的全新随机输入上与参考答案一致；损失对 x 以及 query、key、
+value 权重的梯度与参考答案一致。
 
 Exercise 6 · One complete attention head
 
@@ -27,10 +31,15 @@ Write: in `__init__`, `self.query`, `self.key`, `self.value` as in exercise 3, a
 (for instance a (block_size, block_size) `tril` saved with register_buffer and sliced to [:T, :T]);
 `forward(x)` does the whole computation.
 
-Checked: the output shape (B, T, head_size), T < block_size and a long T included; position 0 sees only itself, so
-its output is its own value vector; changing the tokens after t (through an embedding) never changes
-outputs up to t, for every t; the Jacobian ∂out[t]/∂x[s] is ≈ 0 for s > t; no bias; agreement with the
-reference on fresh random inputs.
+Checked: forward gives (B, T, head_size) of finite numbers, for T below block_size too, and long T;
+changing the tokens after t never changes the outputs up to t, for every t; ∂out[t] / ∂x[s] ≈ 0
+whenever s is after t; position 0 sees only itself, so its output is its own value vector; query,
+key and value have no bias: a zero input gives a zero output; forward works on all positions at
+once, with no Python loop over them; the only trainable parameters are the three layers' weights:
+the mask is not one; the head is built by hand, not from PyTorch's ready-made attention; forward
+leaves x as it was: no in-place operation on its input; matches the reference on fresh random
+inputs, four shape sets (B = T = 1 among them) and a long sequence; a loss's gradients for x and for
+the query, key and value weights match the reference's.
 """
 import torch
 import torch.nn as nn
