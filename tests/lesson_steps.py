@@ -10,7 +10,7 @@ import re
 
 import torch
 
-from grading.checks.shown_work import LONG_T
+from grading.checks import LONG_T
 from grading.diagnosis.causes import Diagnosis
 from grading.diagnosis.slips import Way
 

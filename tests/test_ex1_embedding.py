@@ -1,9 +1,21 @@
 """Exercise 1 · token embedding (先升级表示): (B, T) ids → (B, T, n_embd) vectors."""
 import torch
 
-from grading.checks.expect import expect_close, expect_inputs_unchanged, expect_tensor, fail
-from grading.checks.scenario import SHAPES, hidden, public, raises, randn, set_embedding, trainable_shapes
-from grading.checks.shown_work import vjp
+from grading.checks import (
+    NO_GRADIENT,
+    SHAPES,
+    expect_close,
+    expect_inputs_unchanged,
+    expect_tensor,
+    fail,
+    hidden,
+    public,
+    raises,
+    randn,
+    set_embedding,
+    trainable_shapes,
+    vjp,
+)
 from grading.diagnosis.causes import Diagnosis, changed_everywhere, close, finite, modifies_input_diagnosis
 from grading.diagnosis.crashes import crash_cause
 from grading.i18n import Bi
@@ -176,7 +188,7 @@ def test_every_row_learns(submission):
              "table. It must be a trainable parameter, and forward's output must be looked up "
              "in it")
     grad = expect_tensor(grad, what, tuple(want.shape), ("vocab_size", "n_embd"))
-    dead = [r for r in range(want.shape[0]) if grad[r].abs().max() <= 1e-12]
+    dead = [r for r in range(want.shape[0]) if grad[r].abs().max() <= NO_GRADIENT]
     if dead:
         rows = "、".join(map(str, dead))
         fail((f"表的第 {rows} 行没有得到梯度，尽管这些编号在输入里出现了：训练永远不会改变这些行" if len(dead) > 1
@@ -371,7 +383,7 @@ def learning_diagnosis(probe, shape):
         return None
     want = gradient_of_a_lookup(probe.inputs(draw_learning, vocab_size=vocab_size,
                                              n_embd=n_embd))
-    dead = [r for r in range(vocab_size) if grad[r].abs().max() <= 1e-12]
+    dead = [r for r in range(vocab_size) if grad[r].abs().max() <= NO_GRADIENT]
     live = [r for r in range(vocab_size) if r not in dead]
     if len(dead) != 1 or not close(grad[live], want[live]):
         return None

@@ -1,18 +1,29 @@
 """Exercise 2 · averaging the context (对前文取平均): weights = normalised tril; weights @ x."""
 import torch
 
-from grading.checks.expect import (
+from grading.checks import (
+    CLOSE,
+    LONG_T,
+    SHAPES,
     SHOULD_BE,
+    ZERO,
+    Consistent,
     expect_close,
     expect_dtype,
     expect_gradients,
     expect_inputs_unchanged,
+    expect_no_loop,
     expect_tensor,
     fail,
+    hidden,
+    loops,
+    public,
+    randn,
+    returned_or_raised,
+    shown_work,
     upper_triangle,
+    vjp,
 )
-from grading.checks.scenario import SHAPES, hidden, public, randn, returned_or_raised
-from grading.checks.shown_work import LONG_T, Consistent, expect_no_loop, loops, shown_work, vjp
 from grading.diagnosis import record_diff
 from grading.diagnosis.causes import (
     Diagnosis,
@@ -115,7 +126,7 @@ def test_rows_sum_to_one(submission):
     for T in LENGTHS:
         sums = checked_matrix(submission(matrix, T=T), T).sum(dim=-1)
         row = int((sums - 1).abs().argmax())
-        if abs(sums[row] - 1) > 1e-5:
+        if abs(sums[row] - 1) > CLOSE:
             fail(f"averaging_matrix({T}) 第 {row} 行之和是 {sums[row]:.4g}，不是 1：每一行都要归一化",
                  f"row {row} of averaging_matrix({T}) sums to {sums[row]:.4g}, not 1: normalise "
                  "each row")
@@ -127,7 +138,7 @@ def test_future_is_zero(submission):
     averaging_matrix：上三角（未来的位置）全为 0"""
     for T in LENGTHS:
         weights = checked_matrix(submission(matrix, T=T), T)
-        future = upper_triangle(weights) & (weights.abs() > 1e-6)
+        future = upper_triangle(weights) & (weights.abs() > ZERO)
         if future.any():
             i, j = future.nonzero()[0].tolist()
             fail(f"averaging_matrix({T})[{i}, {j}] 是 {weights[i, j]:.4g}：位置 {i} 会把在它之后的位置 "
@@ -172,14 +183,14 @@ def test_causal(submission):
         for t in range(T):
             changed = expect_tensor(outs[t + 1], "average_context(x)", (B, T, C))
             diff = (changed[:, :t + 1] - first[:, :t + 1]).abs()
-            if diff.max() > 1e-5:
+            if diff.max() > CLOSE:
                 s = int(diff.amax(dim=(0, 2)).argmax())
                 fail(f"改动位置 {t} 之后的 x，改变了位置 {s} 的输出：一个位置只能平均它自己和它之前的位置",
                      f"changing x after position {t} changed the output at position {s}: a "
                      "position may only average itself and what came before it")
         for t in range(T):
             own = expect_tensor(outs[T + 1 + t], "average_context(x)", (B, T, C))
-            if (own[:, t] - first[:, t]).abs().max() <= 1e-6:
+            if (own[:, t] - first[:, t]).abs().max() <= ZERO:
                 fail(f"改动位置 {t} 的 x，位置 {t} 的输出却没有变：每个位置都要把它自己平均进去",
                      f"changing x at position {t} did not change the output at {t}: each "
                      "position averages itself in")

@@ -1,16 +1,23 @@
 """Exercise 3 · query, key, value (查询、键、值): three Linear(n_embd, head_size, bias=False)."""
 import torch
 
-from grading.checks.expect import (
+from grading.checks import (
+    SHAPES,
+    ZERO,
+    draw_qkv,
     expect_close,
     expect_gradients,
     expect_inputs_unchanged,
     expect_sequence,
     expect_tensor,
     fail,
+    hidden,
+    public,
+    raises,
+    randn,
+    set_linear,
+    vjp,
 )
-from grading.checks.scenario import SHAPES, draw_qkv, hidden, public, raises, randn, set_linear
-from grading.checks.shown_work import vjp
 from grading.diagnosis import record_diff
 from grading.diagnosis.causes import (
     Diagnosis,
@@ -146,13 +153,13 @@ def test_no_bias(submission):
     for shape in SHAPES[:2]:
         zero = three(submission(project, zero_input=True, **sizes(shape)), shape)
         for t, name in zip(zero, NAMES):
-            if t.abs().max() > 1e-6:
+            if t.abs().max() > ZERO:
                 fail(f"输入全为 0 时 {name} 不是 0：这个层加了偏置；课文用的是 "
                      "nn.Linear(n_embd, head_size, bias=False)",
                      f"{name} is not 0 for an all-zero input: the layer adds a bias; the lesson "
                      "uses nn.Linear(n_embd, head_size, bias=False)")
         for t, name in zip(three(submission(project, **sizes(shape)), shape), NAMES):
-            if t.abs().max() <= 1e-6:
+            if t.abs().max() <= ZERO:
                 fail(f"随机输入时 {name} 也全为 0：它要由 x 经过线性层算出来",
                      f"{name} is 0 for a random input too: it must come from x through its layer")
 
@@ -219,7 +226,7 @@ def catalogued(probe):
                          "their own")
     zero, _ = probe(project, zero_input=True, **sizes(shape))
     zero = [finite(t, (B, T, H)) for t in zero] if isinstance(zero, (tuple, list)) else [None]
-    if all(t is not None for t in zero) and any(t.abs().max() > 1e-6 for t in zero):
+    if all(t is not None for t in zero) and any(t.abs().max() > ZERO for t in zero):
         return Diagnosis("ex3.bias",
                          "输入全为 0 时输出不为 0：线性层带了偏置。课文的三个层都是 bias=False",
                          "A zero input gives a non-zero output: a layer has a bias. The lesson's "

@@ -2,16 +2,22 @@
 
 import torch
 
-from grading.checks.expect import (
+from grading.checks import (
+    SHAPES,
+    Consistent,
+    expect_built_yourself,
     expect_close,
     expect_gradients,
     expect_inputs_unchanged,
     expect_tensor,
     fail,
+    hidden,
+    public,
+    randn,
     same,
+    shown_work,
+    vjp,
 )
-from grading.checks.scenario import SHAPES, hidden, public, randn
-from grading.checks.shown_work import Consistent, expect_built_yourself, shown_work, vjp
 from grading.diagnosis import record_diff
 from grading.diagnosis.causes import (
     Diagnosis,

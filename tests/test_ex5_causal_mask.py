@@ -4,18 +4,27 @@ import re
 
 import torch
 
-from grading.checks.derivatives import expect_row_gradients, row_gradients
-from grading.checks.expect import (
+from grading.checks import (
+    CLOSE,
+    LONG_T,
+    SHAPES,
     SHOULD_BE,
+    ZERO,
+    Consistent,
+    expect_built_yourself,
     expect_close,
     expect_inputs_unchanged,
+    expect_row_gradients,
     expect_tensor,
     fail,
+    hidden,
+    public,
+    randn,
+    row_gradients,
     same,
+    shown_work,
     upper_triangle,
 )
-from grading.checks.scenario import SHAPES, hidden, public, randn
-from grading.checks.shown_work import LONG_T, Consistent, expect_built_yourself, shown_work
 from grading.diagnosis import record_diff
 from grading.diagnosis.causes import (
     Diagnosis,
@@ -127,7 +136,7 @@ def test_rows_sum_to_one(submission):
     for shape in shapes():
         sums = checked(submission(weights, **shape), **shape).sum(dim=-1)  # (B, T)
         b, i = divmod(int((sums - 1).abs().argmax()), shape["T"])
-        if abs(sums[b, i] - 1) > 1e-5:
+        if abs(sums[b, i] - 1) > CLOSE:
             fail(f"权重第 {i} 行之和是 {sums[b, i]:.4g}，不是 1：先掩码，再沿最后一维（dim=-1）做 softmax",
                  f"row {i} of the weights sums to {sums[b, i]:.4g}, not 1: mask first, then "
                  "softmax over the last dimension (dim=-1)")
@@ -139,7 +148,7 @@ def test_future_is_zero(submission):
     权重的上三角（未来的位置）全为 0"""
     for shape in shapes():
         w = checked(submission(weights, **shape), **shape)
-        future = upper_triangle(w) & (w.abs() > 1e-6)  # (B, T, T)
+        future = upper_triangle(w) & (w.abs() > ZERO)  # (B, T, T)
         if future.any():
             b, i, j = future.nonzero()[0].tolist()
             fail(f"weights[{b}, {i}, {j}] 是 {w[b, i, j]:.4g}，位置 {i} 看到了在它之后的位置 {j}。"
@@ -173,7 +182,7 @@ def test_causal_for_every_position(submission):
         first = checked(outs[0], B, T)
         for t in range(T):
             diff = (checked(outs[t + 1], B, T)[:, :t + 1] - first[:, :t + 1]).abs()
-            if diff.max() > 1e-5:
+            if diff.max() > CLOSE:
                 b, i, j = (diff == diff.max()).nonzero()[0].tolist()
                 fail(f"改动位置 {t} 之后的分数，使 weights[{b}, {i}, {j}] 变了 {diff.max():.3g}：第 {i} "
                      "行依赖于未来。先掩码再 softmax，并且对每一行（dim=-1）做 softmax",
@@ -182,7 +191,7 @@ def test_causal_for_every_position(submission):
                      "softmax each row (dim=-1)")
         for t in range(1, T):  # row 0 is [1, 0, …] whatever its score
             own = checked(outs[T + 1 + t], B, T)
-            if (own[:, t] - first[:, t]).abs().max() <= 1e-6:
+            if (own[:, t] - first[:, t]).abs().max() <= ZERO:
                 fail(f"改动第 {t} 行自己（位置 0..{t}）的分数，第 {t} 行的权重却没有变：权重要由分数算出来",
                      f"changing row {t}'s own scores (positions 0..{t}) did not change its "
                      "weights: the weights must come from the scores")
@@ -197,11 +206,11 @@ def test_jacobian(submission):
                                 "causal_softmax(scores)", (T, T, T), SHAPE_NAMES)  # (T, T, T)
     for t in range(T):
         leak = grad[t][future_of_each_row(T)[t]].abs()
-        if leak.numel() and leak.max() > 1e-6:
+        if leak.numel() and leak.max() > ZERO:
             fail(f"权重第 {t} 行对位置 {t} 之后的分数的导数是 {leak.max():.3g}：未来仍然渗进了过去",
                  f"row {t} of the weights has a derivative of {leak.max():.3g} with respect to "
                  f"scores of positions after {t}: the future still leaks into the past")
-    if grad[T - 1, T - 1, :].abs().max() <= 1e-6:
+    if grad[T - 1, T - 1, :].abs().max() <= ZERO:
         fail("最后一行的权重对它自己那一行的分数的导数全为 0：权重要随分数变化（梯度要能传回去）",
              "the last row of the weights has no derivative with respect to its own scores: the "
              "weights must follow the scores (and let gradients through)")

@@ -5,25 +5,32 @@ import re
 import torch
 import torch.nn as nn
 
-from grading.checks.derivatives import expect_row_gradients, row_gradients
-from grading.checks.expect import (
+from grading.checks import (
+    CLOSE,
+    LONG_T,
+    SHAPES,
+    ZERO,
+    Consistent,
+    draw_qkv,
+    expect_built_yourself,
     expect_close,
     expect_gradients,
     expect_inputs_unchanged,
+    expect_no_loop,
     expect_repeatable,
+    expect_row_gradients,
     expect_tensor,
     fail,
+    hidden,
+    loops,
+    public,
+    randn,
+    row_gradients,
     same,
     sequence_name,
-)
-from grading.checks.scenario import SHAPES, draw_qkv, hidden, public, randn, set_linear, trainable_shapes
-from grading.checks.shown_work import (
-    LONG_T,
-    Consistent,
-    expect_built_yourself,
-    expect_no_loop,
-    loops,
+    set_linear,
     shown_work,
+    trainable_shapes,
     vjp,
 )
 from grading.diagnosis import record_diff
@@ -201,7 +208,7 @@ def test_causal_for_every_token(submission):
         expect_repeatable(first, checked(outs[-1], shape), "forward")
         for t in range(T):
             diff = (checked(outs[1 + t], shape)[:, :t + 1] - first[:, :t + 1]).abs()
-            if diff.max() > 1e-5:
+            if diff.max() > CLOSE:
                 s = int(diff.amax(dim=(0, 2)).argmax())
                 fail(f"改动位置 {t} 之后的字，改变了位置 {s} 的输出：这个注意力头让未来漏了进来。"
                      "用 tril（切成 [:T, :T]）在 softmax 之前把未来填成 −∞",
@@ -209,7 +216,7 @@ def test_causal_for_every_token(submission):
                      f"{s}: the head lets the future in. Mask the scores with tril (sliced to "
                      "[:T, :T]) and −∞ before softmax")
         for t in range(T):
-            if (checked(outs[1 + T + t], shape)[:, t] - first[:, t]).abs().max() <= 1e-6:
+            if (checked(outs[1 + T + t], shape)[:, t] - first[:, t]).abs().max() <= ZERO:
                 fail(f"改动位置 {t} 的字，位置 {t} 的输出却没有变：每个位置都要关注它自己，并对值向量加权求和",
                      f"changing the token at position {t} did not change the output at {t}: "
                      "each position must attend to itself and weight the values")
@@ -226,12 +233,12 @@ def test_jacobian(submission):
                                 "forward(x)", (T, T, H), OUT_NAMES)  # (T copies, T, n_embd)
     leak = grad.abs().amax(dim=2)  # (T, T): largest |∂out[t] / ∂x[s, :]| for copy t, position s
     future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
-    if leak[future].max() > 1e-6:
+    if leak[future].max() > ZERO:
         t, s = (leak * future == (leak * future).max()).nonzero()[0].tolist()
         fail(f"out[{t}] 对在它之后的 x[{s}] 的导数是 {leak[t, s]:.3g}：未来渗进了过去",
              f"out[{t}] has a derivative of {leak[t, s]:.3g} with respect to x[{s}], which comes "
              "after it: the future leaks into the past")
-    if leak[~future].min() <= 1e-6:
+    if leak[~future].min() <= ZERO:
         t, s = (leak == leak[~future].min()).nonzero()[0].tolist()
         fail(f"out[{t}] 对 x[{s}] 的导数为 0，而位置 {s} 不在它之后：每个位置都要看到它自己和它之前的字",
              f"out[{t}] has no derivative with respect to x[{s}], though position {s} is not "
@@ -259,11 +266,11 @@ def test_no_bias(submission):
     query、key、value 没有偏置：输入全为 0 时输出也全为 0"""
     for shape in SHAPES[:2]:
         out = checked(submission(forward, zero_input=True, **sizes(shape)), shape)
-        if out.abs().max() > 1e-6:
+        if out.abs().max() > ZERO:
             fail("输入全为 0 时输出不是 0：有一个层带了偏置；课文用的是 nn.Linear(n_embd, head_size, bias=False)",
                  "the output is not 0 for an all-zero input: a layer adds a bias; the lesson uses "
                  "nn.Linear(n_embd, head_size, bias=False)")
-        if checked(submission(forward, **sizes(shape)), shape).abs().max() <= 1e-6:
+        if checked(submission(forward, **sizes(shape)), shape).abs().max() <= ZERO:
             fail("随机输入时输出也全为 0：输出要由值向量加权求和得到",
                  "the output is 0 for a random input too: it must be a weighted sum of the values")
 
@@ -540,7 +547,7 @@ def catalogued(probe):
         return found
     zero, _ = probe(forward, zero_input=True, **sizes(shape))
     zero = finite(zero, (shape["B"], shape["T"], shape["head_size"]))
-    if zero is not None and zero.abs().max() > 1e-6:
+    if zero is not None and zero.abs().max() > ZERO:
         return Diagnosis("ex6.bias",
                          "输入全为 0 时输出不为 0：某个线性层带了偏置。课文的 query、key、value 都是 bias=False",
                          "A zero input gives a non-zero output: a layer has a bias. The lesson's "

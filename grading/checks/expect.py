@@ -9,6 +9,14 @@ from grading.i18n import Bi
 from grading.judge.remote import Remote
 from grading.wire.protocol import NotATensor
 
+# The tolerances of every check, by what they decide (float32 arithmetic in another order, or with
+# other threads, differs by a few 1e-7):
+CLOSE = 1e-5  # two values this close are equal (atol and rtol): a row's sum and 1, an output
+#               before and after a change of the future, the learner's and the reference's
+ZERO = 1e-6  # an entry at most this is zero: a masked weight, a bias-free output, a leak
+NO_GRADIENT = 1e-12  # a gradient at most this is none: an embedding row no id reaches
+GRADIENT_CLOSE = 1e-4  # gradients of a loss, summed over many entries, agree this closely
+
 REFERENCE = Bi("参考答案是", "the reference gives")
 
 
@@ -102,7 +110,8 @@ def expect_tensor(value, what, shape=None, names=None):
     return value
 
 
-def expect_close(got, want, what, names=None, atol=1e-5, rtol=1e-5, source=REFERENCE, hint=None):
+def expect_close(got, want, what, names=None, atol=CLOSE, rtol=CLOSE, source=REFERENCE,
+                 hint=None):
     """got matches want elementwise within atol + rtol·|want|, like torch.testing.assert_close.
     `source` says where want comes from: the reference (hidden cases) or the lesson (public);
     `hint`, a Bi, is a second line that says what the check means."""
@@ -190,7 +199,7 @@ def expect_gradients(got, want, dims=None):
                  "be right, but in training the gradient could not reach it, and nothing before "
                  "it could learn")
         expect_close(got[name], wanted, f"∂loss/∂{name}", (dims or {}).get(name),
-                     atol=1e-4, rtol=1e-4)
+                     atol=GRADIENT_CLOSE, rtol=GRADIENT_CLOSE)
 
 
 def expect_repeatable(first, again, what):
@@ -221,7 +230,7 @@ def upper_triangle(t):
     return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
 
 
-def same(got, want, atol=1e-5, rtol=1e-5):
+def same(got, want, atol=CLOSE, rtol=CLOSE):
     """got is want within the tests' tolerance (expect_close's); NaN matches NaN and ±∞ the same
     ±∞, so that slips that produce them (an all −∞ row) are recognised too."""
     if not (isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor)) \
