@@ -249,113 +249,116 @@ def main(argv=None):
 
 
 def command(args, argv):
-    """The command the arguments name, run (see main)."""
+    """The command the arguments name, run (see main): one small function each."""
     if args.check:
-        if not (ROOT / "selftest").is_dir():
-            print(Bi("grader.py: --check 是给老师用的；这份拷贝里没有 selftest/",
-                     "grader.py: --check is the instructor's tool; this copy has no selftest/")
-                  .render(args.lang), file=sys.stderr)
-            return USAGE_ERROR
-        from grading.commands.check import check
-        return check(full=args.full)
+        return check_command(args)
     if getattr(args, "gradescope", None) is not None:
         from grading.commands.gradescope import main as gradescope
         return gradescope(args.gradescope)
     if args.release:
-        from grading.commands.release import release
-        try:
-            out = release(args.release)
-        except (ValueError, OSError) as error:
-            print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
-            return USAGE_ERROR
-        print(f"Student copy written to {out}: no solutions/, no selftest/, no secret. Publish it "
-              "(e.g. as a GitHub Classroom template); its CI gives feedback on the public checks "
-              "only. Grade in this, the course's private repository (.github/workflows/grade.yml) "
-              "or on Gradescope: docs/instructor.md, 'The course, end to end'.")
-        return 0
+        return release_command(args)
+    if args.hint:
+        return hint_command(args)
     try:
-        if args.hint:
-            from grading.commands.hints import show
-            print(show(exercise_names(args.exercise)[0], args.level, args.remember, args.lang))
-            return 0
-        exercises = exercise_names(args.exercise)
-        folder = Path(args.submission or args.batch or EXERCISES_DIR)
-        if args.solutions:
-            folder = SOLUTIONS
-            if not folder.is_dir():
-                raise ValueError(Bi("这份拷贝里没有 solutions/ 文件夹：参考答案留在课程那里",
-                                    "this copy has no solutions/ folder: the solutions stay with "
-                                    "the course"))
-        if not folder.is_dir():
-            raise ValueError(Bi(f"{folder} 不是一个文件夹", f"{folder} is not a folder"))
-        if args.batch and not (args.json or args.csv):
-            raise ValueError(Bi("--batch 要用 --csv PATH（或 --json PATH）写出结果",
-                                "--batch needs --csv PATH (or --json PATH) for the results"))
-        if (args.csv or args.report or args.resume) and not args.batch:
-            raise ValueError(Bi("--csv、--report 和 --resume 要和 --batch DIR 一起用",
-                                "--csv, --report and --resume go with --batch DIR"))
-        args.resumed = None
-        if args.resume:  # the rows an interrupted batch saved, and its seed
-            from grading.commands.batch import read_saved, saved_path
-            args.seed, args.resumed = read_saved(saved_path(args.csv or args.json), args.seed)
-        if args.report:
-            from grading.output.report import check_writable
-            check_writable(args.report)
-        if args.csv:
-            from grading.output.report import check_writable
-            check_writable(args.csv)
-        if args.watch and (args.batch or args.json):
-            raise ValueError(Bi("--watch 在屏幕上给一个文件夹打分：不能和 --batch 或 --json 一起用",
-                                "--watch grades one folder on the screen: no --batch or --json"))
-        if args.pass_mark is not None and not 0 <= args.pass_mark <= course.TOTAL:
-            raise ValueError(Bi(f"--pass-mark 要在 0 到 {course.TOTAL} 分之间",
-                                f"--pass-mark must be between 0 and {course.TOTAL} points"))
-        if not 0 < args.memory <= 64:
-            raise ValueError(Bi("--memory 要大于 0，最多 64 GiB",
-                                "--memory must be more than 0 and at most 64 GiB"))
-        if args.timeout is not None and not 0 < args.timeout <= EXERCISE_BUDGET:
-            raise ValueError(Bi(f"--timeout 要大于 0，最多 {EXERCISE_BUDGET:g} 秒（一个练习的时间预算）",
-                                f"--timeout must be more than 0 and at most {EXERCISE_BUDGET:g} "
-                                "seconds, the time budget of one exercise"))
-        if args.json:
-            from grading.output.report import check_writable
-            check_writable(args.json)
+        folder, exercises = grading_request(args)
     except (ValueError, OSError) as error:
         print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
         return USAGE_ERROR
+    return grade_command(args, argv, folder, exercises)
 
+
+def check_command(args):
+    """--check: the instructor's self-test (grading/commands/check.py)."""
+    if not (ROOT / "selftest").is_dir():
+        print(Bi("grader.py: --check 是给老师用的；这份拷贝里没有 selftest/",
+                 "grader.py: --check is the instructor's tool; this copy has no selftest/")
+              .render(args.lang), file=sys.stderr)
+        return USAGE_ERROR
+    from grading.commands.check import check
+    return check(full=args.full)
+
+
+def release_command(args):
+    """release OUT: the student copy (grading/commands/release.py)."""
+    from grading.commands.release import release
+    try:
+        out = release(args.release)
+    except (ValueError, OSError) as error:
+        print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
+        return USAGE_ERROR
+    print(f"Student copy written to {out}: no solutions/, no selftest/, no secret. Publish it "
+          "(e.g. as a GitHub Classroom template); its CI gives feedback on the public checks "
+          "only. Grade in this, the course's private repository (.github/workflows/grade.yml) "
+          "or on Gradescope: docs/instructor.md, 'The course, end to end'.")
+    return 0
+
+
+def hint_command(args):
+    """hint N [LEVEL]: a hint for one exercise (grading/commands/hints.py)."""
+    from grading.commands.hints import show
+    try:
+        print(show(exercise_names(args.exercise)[0], args.level, args.remember, args.lang))
+    except (ValueError, OSError) as error:
+        print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
+        return USAGE_ERROR
+    return 0
+
+
+def grading_request(args):
+    """(the folder to grade, its exercises), the options checked together; ValueError or OSError
+    (with a Bi) for options that do not go together or a file that could not be written."""
+    exercises = exercise_names(args.exercise)
+    folder = Path(args.submission or args.batch or EXERCISES_DIR)
+    if args.solutions:
+        folder = SOLUTIONS
+        if not folder.is_dir():
+            raise ValueError(Bi("这份拷贝里没有 solutions/ 文件夹：参考答案留在课程那里",
+                                "this copy has no solutions/ folder: the solutions stay with "
+                                "the course"))
+    if not folder.is_dir():
+        raise ValueError(Bi(f"{folder} 不是一个文件夹", f"{folder} is not a folder"))
+    if args.batch and not (args.json or args.csv):
+        raise ValueError(Bi("--batch 要用 --csv PATH（或 --json PATH）写出结果",
+                            "--batch needs --csv PATH (or --json PATH) for the results"))
+    if (args.csv or args.report or args.resume) and not args.batch:
+        raise ValueError(Bi("--csv、--report 和 --resume 要和 --batch DIR 一起用",
+                            "--csv, --report and --resume go with --batch DIR"))
+    args.resumed = None
+    if args.resume:  # the rows an interrupted batch saved, and its seed
+        from grading.commands.batch import read_saved, saved_path
+        args.seed, args.resumed = read_saved(saved_path(args.csv or args.json), args.seed)
+    from grading.output.report import check_writable
+    for path in (args.report, args.csv):
+        if path:
+            check_writable(path)
+    if args.watch and (args.batch or args.json):
+        raise ValueError(Bi("--watch 在屏幕上给一个文件夹打分：不能和 --batch 或 --json 一起用",
+                            "--watch grades one folder on the screen: no --batch or --json"))
+    if args.pass_mark is not None and not 0 <= args.pass_mark <= course.TOTAL:
+        raise ValueError(Bi(f"--pass-mark 要在 0 到 {course.TOTAL} 分之间",
+                            f"--pass-mark must be between 0 and {course.TOTAL} points"))
+    if not 0 < args.memory <= 64:
+        raise ValueError(Bi("--memory 要大于 0，最多 64 GiB",
+                            "--memory must be more than 0 and at most 64 GiB"))
+    if args.timeout is not None and not 0 < args.timeout <= EXERCISE_BUDGET:
+        raise ValueError(Bi(f"--timeout 要大于 0，最多 {EXERCISE_BUDGET:g} 秒（一个练习的时间预算）",
+                            f"--timeout must be more than 0 and at most {EXERCISE_BUDGET:g} "
+                            "seconds, the time budget of one exercise"))
+    if args.json:
+        check_writable(args.json)
+    return folder, exercises
+
+
+def grade_command(args, argv, folder, exercises):
+    """Grading, --watch, --batch or the demo, with the backend started (or the run handed over
+    to a judge forked from the zygote); the results written once every worker is gone."""
     problem = torch_problem()
     if problem:
         print(f"grader.py: {problem.render(args.lang)}", file=sys.stderr)
         return USAGE_ERROR
-    from grading.backends.portable import start
-    from grading.backends.zygote import HandedOver
-    # Grades that count: a batch, and a results.json (what CI's grade.sh and the Gradescope bundle
-    # write). These refuse the portable backend unless it is chosen by name (portable.start).
-    counts = bool(args.batch or args.json) and not args.demo
-    # First: the zygote (or the portable backend's first worker) imports torch while this process
-    # does the same.
-    clients = 1
-    if args.batch:  # each judge needs a zygote connection, one started for a dead one too
-        from grading.commands.batch import judges_for
-        clients = judges_for(args.jobs)
-    try:
-        backend = start(ROOT, memory=int(args.memory * 1024 ** 3), clients=clients,
-                       batch=bool(args.batch), counts=counts, hand_over=handed_over(argv))
-        if isinstance(backend, HandedOver):  # a judge forked from the zygote runs the command
-            try:
-                return backend.wait()
-            except KeyboardInterrupt:
-                print(Bi("\ngrader.py: 已中断", "\ngrader.py: interrupted").render(args.lang),
-                      file=sys.stderr)
-                return 130
-    except WallsMissing as error:
-        print(f"grader.py: {error.text.render(args.lang)}", file=sys.stderr)
-        return USAGE_ERROR
-    except GradingError as error:
-        print(Bi(f"grader.py: 无法评分：{error}", f"grader.py: grading could not run: {error}")
-              .render(args.lang), file=sys.stderr)
-        return USAGE_ERROR
+    backend, code = started_backend(args, argv)
+    if backend is None:
+        return code
     try:
         if args.demo:
             from grading.demo.report import main as demo
@@ -363,29 +366,7 @@ def command(args, argv):
         code, results = run(args, folder, exercises, backend)
         backend.close()  # every worker, and all they started, is gone before results are written
         if results is not None:
-            from grading.output.report import write_json, write_text
-            if args.json:
-                write_json(args.json, results)
-            if args.csv:  # the gradebook, what the class got wrong and every check beside it
-                from grading.commands.batch import (
-                    beside,
-                    causes,
-                    causes_csv,
-                    causes_path,
-                    checks_csv,
-                    csv_text,
-                )
-                write_text(args.csv, csv_text(results["submissions"]))
-                write_text(causes_path(args.csv),
-                           causes_csv(causes(results["submissions"], args.lang)))
-                write_text(beside(args.csv, "checks"), checks_csv(results["submissions"]))
-            if args.report:
-                from grading.commands.batch import class_report
-                write_text(args.report, class_report(results["submissions"], args.lang,
-                                                     results.get("interrupted", False)))
-            if args.batch and not results.get("interrupted"):  # a whole batch: nothing to resume
-                from grading.commands.batch import saved_path
-                saved_path(args.csv or args.json).unlink(missing_ok=True)
+            write_results(args, results)
         return code
     except KeyboardInterrupt:
         if args.watch:
@@ -400,6 +381,56 @@ def command(args, argv):
         return USAGE_ERROR
     finally:
         backend.close()
+
+
+def started_backend(args, argv):
+    """(the backend, None), or (None, the exit status) when this process is done: it handed the
+    run over to a judge forked from the zygote and waited for it, or no backend could start."""
+    from grading.backends.portable import start
+    from grading.backends.zygote import HandedOver
+    # Grades that count: a batch, and a results.json (what CI's grade.sh and the Gradescope bundle
+    # write). These refuse the portable backend unless it is chosen by name (portable.start).
+    counts = bool(args.batch or args.json) and not args.demo
+    clients = 1
+    if args.batch:  # each judge needs a zygote connection, one started for a dead one too
+        from grading.commands.batch import judges_for
+        clients = judges_for(args.jobs)
+    try:
+        backend = start(ROOT, memory=int(args.memory * 1024 ** 3), clients=clients,
+                        batch=bool(args.batch), counts=counts, hand_over=handed_over(argv))
+        if isinstance(backend, HandedOver):  # a judge forked from the zygote runs the command
+            try:
+                return None, backend.wait()
+            except KeyboardInterrupt:
+                print(Bi("\ngrader.py: 已中断", "\ngrader.py: interrupted").render(args.lang),
+                      file=sys.stderr)
+                return None, 130
+        return backend, None
+    except WallsMissing as error:
+        print(f"grader.py: {error.text.render(args.lang)}", file=sys.stderr)
+    except GradingError as error:
+        print(Bi(f"grader.py: 无法评分：{error}", f"grader.py: grading could not run: {error}")
+              .render(args.lang), file=sys.stderr)
+    return None, USAGE_ERROR
+
+
+def write_results(args, results):
+    """--json, and for a batch --csv (with the causes and every check beside it) and --report."""
+    from grading.output.report import write_json, write_text
+    if args.json:
+        write_json(args.json, results)
+    if args.csv:  # the gradebook, what the class got wrong and every check beside it
+        from grading.commands.batch import beside, causes, causes_csv, causes_path, checks_csv, csv_text
+        write_text(args.csv, csv_text(results["submissions"]))
+        write_text(causes_path(args.csv), causes_csv(causes(results["submissions"], args.lang)))
+        write_text(beside(args.csv, "checks"), checks_csv(results["submissions"]))
+    if args.report:
+        from grading.commands.batch import class_report
+        write_text(args.report, class_report(results["submissions"], args.lang,
+                                             results.get("interrupted", False)))
+    if args.batch and not results.get("interrupted"):  # a whole batch: nothing to resume
+        from grading.commands.batch import saved_path
+        saved_path(args.csv or args.json).unlink(missing_ok=True)
 
 
 def handed_over(argv):
