@@ -16,7 +16,7 @@ from grading.diagnosis.causes import Diagnosis, close
 from grading.errors import ReplayError
 from grading.judge import replay
 from grading.judge.replay import Budget
-from grading.wire.record import operator_name
+from grading.wire.record import operator_name, references
 
 MOST_OPS = 200  # a longer record (a loop) is not mended: its own check says what is wrong
 MOST_TRIED = 600  # mended records replayed for one diagnosis
@@ -324,21 +324,10 @@ def _pruned(ops, output):
 
 
 def _references(value):
-    """The tensors a value refers to: ("out", k) as (k, j), others as (kind, repr(x))."""
-    if isinstance(value, list):
-        for v in value:
-            yield from _references(v)
-    elif isinstance(value, dict):
-        if len(value) == 1:
-            (kind, x), = value.items()
-            if kind == "out" and isinstance(x, list) and len(x) == 2:
-                yield (x[0], x[1])
-                return
-            if kind in _REFERENCE_KINDS:
-                yield (kind, repr(x))
-                return
-        for v in value.values():
-            yield from _references(v)
+    """The tensors a value refers to (record.references): ("out", [k, j]) as (k, j), the others
+    as (kind, repr(x))."""
+    return [(x[0], x[1]) if kind == "out" and isinstance(x, list) and len(x) == 2
+            else (kind, repr(x)) for kind, x in references(value) if kind in _REFERENCE_KINDS]
 
 
 def _renumbered(value, i, step, instead):

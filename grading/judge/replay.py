@@ -28,6 +28,7 @@ import torch
 
 from grading.errors import ReplayError
 from grading.wire.record import SCALAR_ENTRIES, fill_uninitialised, operator_name, output_pairs
+from grading.wire.record import references as tensor_references
 
 MAX_OPS = 4000  # operations in one record (grading.worker.executor.MAX_RECORD)
 MAX_ELEMENTS = 1 << 22  # entries of one result
@@ -205,28 +206,13 @@ def check(record):
     return overloads
 
 
-def _references(value, depth=0):
-    """Every reference ({kind: x}) inside a record's arguments, in order."""
-    if depth > 10:
-        return
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _references(item, depth + 1)
-    elif isinstance(value, dict):
-        if len(value) == 1:
-            yield next(iter(value.items()))
-        else:
-            for item in value.values():
-                yield from _references(item, depth + 1)
-
-
 def references(record, kind):
     """The x of every {kind: x} reference in a record (its operations' arguments, its output)."""
     ops = record.get("ops") if isinstance(record, dict) else None
     if not isinstance(ops, list):
         return []
-    found = [x for op in ops if isinstance(op, list) for k, x in _references(op[1:3]) if k == kind]
-    return found + [x for k, x in _references([record.get("output")]) if k == kind]
+    found = [x for op in ops if isinstance(op, list) for k, x in tensor_references(op[1:3]) if k == kind]
+    return found + [x for k, x in tensor_references([record.get("output")]) if k == kind]
 
 
 def made_outside(record):
@@ -236,13 +222,13 @@ def made_outside(record):
     record). None when there is none."""
     ops = record.get("ops") if isinstance(record, dict) else None
     for op in ops if isinstance(ops, list) else []:
-        for kind, x in _references(op[1:3] if isinstance(op, list) else []):
+        for kind, x in tensor_references(op[1:3] if isinstance(op, list) else []):
             if kind == "outside":
                 return x if isinstance(x, list) and all(type(n) is int for n in x) else []
             if kind == "const" and (type(x) is not torch.Tensor or x.numel() > SCALAR_ENTRIES):
                 return list(x.shape) if type(x) is torch.Tensor else []
     output = record.get("output") if isinstance(record, dict) else None
-    for kind, x in _references([output]):
+    for kind, x in tensor_references([output]):
         if kind == "outside":
             return x if isinstance(x, list) and all(type(n) is int for n in x) else []
     return None

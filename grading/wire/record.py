@@ -17,6 +17,38 @@ UNINITIALISED = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
 SCALAR_ENTRIES = 1  # a constant tensor of at most this many entries is a number, not data
 
 
+TENSOR_KINDS = ("in", "out", "param", "const", "outside")  # what a record's tensors are
+MAX_DEPTH = 10  # nesting a record's arguments may have (a deeper one is malformed)
+
+
+def references(value):
+    """Every tensor reference ({kind: x}, kind one of TENSOR_KINDS) inside a record's arguments
+    or output, in order, as (kind, x): lists, tuples and other dicts (keyword arguments) are
+    looked into, MAX_DEPTH deep. The judge's replay (made_outside) and the record diff both walk
+    records with it."""
+    found = []
+    _collect(value, 0, found)
+    return found
+
+
+def _collect(value, depth, found):
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            if isinstance(item, (list, tuple, dict)):
+                _collect(item, depth + 1, found)
+    elif isinstance(value, dict):
+        if len(value) == 1:
+            (kind, x), = value.items()
+            if kind in TENSOR_KINDS:
+                found.append((kind, x))
+                return
+        for item in value.values():
+            if isinstance(item, (list, tuple, dict)):
+                _collect(item, depth + 1, found)
+
+
 def operator_name(name):
     """'aten.mm.default' → 'mm'; anything not in the aten namespace → ''."""
     parts = name.split(".") if isinstance(name, str) else []

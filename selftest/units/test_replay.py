@@ -205,3 +205,14 @@ def test_a_tensor_made_outside_torch_is_refused_a_number_is_not():
     forged_const = forged(("aten.mul.Tensor", [{"in": 0}, {"const": torch.ones(3)}], {}))
     with pytest.raises(ReplayError):  # a worker that sends the data as a constant anyway
         replay.replay(forged_const, [torch.ones(3)])
+
+
+def test_a_tensor_made_outside_is_found_inside_a_keyword_argument():
+    """record.references looks into keyword arguments of one key too: a tensor from outside the
+    record passed as `other=` is named as made outside (it read as a keyword before, and the
+    record failed as merely malformed), and so is one nested in a list there."""
+    for kwargs in ({"other": {"outside": [3]}}, {"tensors": [{"in": 0}, {"outside": [3]}]}):
+        record = forged(("aten.add.Tensor", [{"in": 0}], kwargs))
+        with pytest.raises(ReplayError) as refused:
+            replay.replay(record, [torch.ones(3)])
+        assert refused.value.kind == "made_outside" and refused.value.name == "(3,)", kwargs
