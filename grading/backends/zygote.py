@@ -20,11 +20,12 @@ import time
 from pathlib import Path
 
 from grading.errors import GradingError
-from grading.wire.ops import Op
+from grading.wire.ops import JUDGE_CONNECTIONS, Op
 
 WORKER_SCRIPT = Path(__file__).resolve().parents[1] / "worker" / "main.py"
 ZYGOTE_START_TIMEOUT = 120  # seconds: the zygote imports torch, ~2 s here, more on a cold disk
 MEMORY_CAP = 4 * 1024 ** 3  # bytes a worker may map beyond what it holds when forked
+SI_KERNEL = 0x80  # siginfo's si_code of a signal the kernel sent (a terminal's Ctrl-C, hang-up)
 
 
 # How a worker's Python starts (the zygote's, and the portable backend's): -I, isolated from the
@@ -204,13 +205,10 @@ class ParentZygote(Zygote):
         self.controls = []
 
 
-CONNECTIONS = "GRADER_ZYGOTE_CONNECTIONS"  # set by worker/main.py's _become_caller
-
-
 def inherited(memory=MEMORY_CAP):
     """In a judge forked from its zygote: that zygote, as a backend (once: the variable goes, so
     that no process this one starts takes it for its own); None elsewhere."""
-    spec = os.environ.pop(CONNECTIONS, None)
+    spec = os.environ.pop(JUDGE_CONNECTIONS, None)
     if not spec:
         return None
     pid, fds, log_path = spec.split(":", 2)
@@ -303,6 +301,3 @@ class HandedOver:
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, passed | {signal.SIGCHLD})
             shutil.rmtree(self.tmp, ignore_errors=True)
-
-
-SI_KERNEL = 0x80  # siginfo's si_code of a signal the kernel sent (a terminal's Ctrl-C, hang-up)

@@ -139,11 +139,12 @@ def _signal(pid, signum):
 def _become_caller(zygote, payload, stdio, control_fds):
     """In the judge forked from the zygote: the caller's process again (its files, environment,
     folder, path, arguments and encodings, from `payload`), with the zygote's control connections
-    named in GRADER_ZYGOTE_CONNECTIONS (grading/backends/zygote.inherited); then the caller's
+    named in ops.JUDGE_CONNECTIONS (grading/backends/zygote.inherited); then the caller's
     script runs as __main__, as the caller would have gone on to run it. Its exit status."""
     import runpy
 
     from grading.walls import kernel
+    from grading.wire.ops import JUDGE_CONNECTIONS
     with os.fdopen(payload, "rb") as f:
         caller = json.loads(f.read())
     for target, fd in enumerate(stdio):
@@ -154,8 +155,7 @@ def _become_caller(zygote, payload, stdio, control_fds):
     kernel.die_with_parent(zygote, signal.SIGTERM)
     os.environ.clear()
     os.environ.update(caller["environ"])
-    os.environ["GRADER_ZYGOTE_CONNECTIONS"] = f"{zygote}:{','.join(map(str, control_fds))}:" \
-        + caller["log"]
+    os.environ[JUDGE_CONNECTIONS] = f"{zygote}:{','.join(map(str, control_fds))}:" + caller["log"]
     os.chdir(caller["cwd"])
     sys.path[:] = caller["path"]
     sys.argv[:] = caller["argv"]
