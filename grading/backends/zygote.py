@@ -169,6 +169,17 @@ class Zygote:
         sock.close()
         return self.kill_and_reap(pid)
 
+    def connection(self):
+        """A control connection of its own for a second judge this one forks to share the work
+        (grading/judge/split.py): a backend on the same zygote, whose workers this judge's
+        close() sweeps; closing it closes the connection alone."""
+        self.wait_ready()
+        reply, fds = self._request({"op": Op.CONNECT})
+        if not reply.get("connected") or len(fds) != 1:
+            raise GradingError("the worker process did not hand over a control connection")
+        pid = self.process.pid if self.process is not None else self.pid
+        return Connection(pid, [fds[0]], self.log_path, self.memory)
+
     def close(self):
         if self.process is None:
             return
@@ -200,6 +211,15 @@ class ParentZygote(Zygote):
             self._request({"op": Op.SWEEP})
         except GradingError:
             pass
+        for control in self.controls:
+            control.close()
+        self.controls = []
+
+
+class Connection(ParentZygote):
+    """A second judge's own control connection to a zygote (Zygote.connection)."""
+
+    def close(self):
         for control in self.controls:
             control.close()
         self.controls = []

@@ -458,7 +458,7 @@ def run(args, folder, exercises, backend):
         limits = {**limit_judge_memory(JUDGE_MEMORY, torch_first=backend.reads_proc),
                   **limit_judge_cpu()}
         try:
-            result = grade(backend, folder, seed, exercises, call_timeout=timeout)
+            result = grade(backend, folder, seed, exercises, call_timeout=timeout, split=True)
         finally:
             restore(limits)
     except SessionError as error:

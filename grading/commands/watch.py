@@ -37,7 +37,7 @@ def watch(backend, folder, seed, timeout, result, command, lang, poll=0.3):
             if changed:
                 seen = now  # taken before grading: a save during grading shows on the next poll
                 break
-        regraded = grade(backend, folder, seed, changed, call_timeout=timeout)
+        regraded = grade(backend, folder, seed, changed, call_timeout=timeout, split=True)
         fresh = {ex.exercise: ex for ex in regraded.exercises}
         result.exercises = [fresh.get(ex.exercise, ex) for ex in result.exercises]
         result.seconds = regraded.seconds

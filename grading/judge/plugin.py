@@ -24,7 +24,7 @@ import torch
 import course
 from grading.errors import CheckFailed, GateFailed, GradingError, WorkerFailure
 from grading.i18n import Bi
-from grading.judge import source_check
+from grading.judge import source_check, split
 from grading.judge.remote import LocalChannel, Module, WorkerChannel
 from grading.judge.worker_handle import ExerciseWorker
 
@@ -67,8 +67,11 @@ def exercise_of(item):
 
 
 class GradingPlugin:
-    def __init__(self, backend, submission_dir, reference_dir, seed, call_timeout):
+    def __init__(self, backend, submission_dir, reference_dir, seed, call_timeout, split=False):
+        """split: share the exercises out with a second judge forked from this one (split.py)."""
         self.backend = backend
+        self.split = split
+        self.second_judge = []  # the exercises a second judge graded
         self.submission_dir = Path(submission_dir).resolve()
         self.reference_dir = Path(reference_dir).resolve() if reference_dir else None
         self.seed = seed
@@ -171,6 +174,19 @@ class GradingPlugin:
         """The solutions are imported now, before any submission code runs."""
         for exercise in self.test_modules:
             self.reference_module(exercise)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        """With `split` and two exercises or more: two judges share them (split.run_shared);
+        else pytest's own loop (None)."""
+        groups = {}
+        for item in session.items:
+            groups.setdefault(exercise_of(item), []).append(item)
+        if not self.split or len(groups) < 2 or session.testsfailed \
+                or session.config.option.collectonly:
+            return None
+        self.second_judge = split.run_shared(self, session, groups)
+        return True
 
     def pytest_runtest_setup(self, item):
         """A test marked after=(…) counts only once those tests of its file have passed."""

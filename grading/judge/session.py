@@ -55,6 +55,7 @@ class Grade:
     exercises: list  # ExerciseGrade, in exercise order
     seconds: float
     isolation: tuple = ()  # (中文, English): the walls the backend put around the workers
+    second_judge: tuple = ()  # the exercises a second judge graded (grading/judge/split.py)
 
     @property
     def score(self):
@@ -74,17 +75,22 @@ class Grade:
 
 
 def grade(backend, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS,
-          call_timeout=CALL_TIMEOUT):
+          call_timeout=CALL_TIMEOUT, split=False):
+    """The Grade of one folder. split: two judges share the exercises (judge/split.py), where
+    the backend forks judges and the machine has two cores or more: not in a batch, whose judges
+    already fill them."""
     import pytest
 
     from grading.judge.plugin import GradingPlugin
+    from grading.judge.split import cores
 
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only our plugins: fast and predictable
     exercises = exercises or EXERCISES
     started = time.monotonic()
     plugin = GradingPlugin(backend, submission_dir,
                            reference_dir if Path(reference_dir).is_dir() else None,
-                           seed, call_timeout)
+                           seed, call_timeout,
+                           split=split and backend.can_fork_judges and cores() > 1)
     args = [str(TESTS / f"test_{name}.py") for name in exercises]
     args += ["-c", str(ROOT / "pytest.ini"), "--rootdir", str(ROOT), "-p", "pytest_timeout",
              # no cache files; no gc passes after each test (0.4 s a session with torch loaded)
@@ -108,4 +114,5 @@ def grade(backend, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS
                                           *plugin.diagnoses.get(name, (None, "")))
                             for name, rs in by_exercise.items()],
                  seconds=time.monotonic() - started,
-                 isolation=getattr(backend, "isolation", ()))
+                 isolation=getattr(backend, "isolation", ()),
+                 second_judge=tuple(plugin.second_judge))

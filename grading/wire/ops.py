@@ -4,7 +4,8 @@ Three conversations use the wire (grading/wire/protocol.py frames them):
 - the judge and a worker, one exercise module (worker.executor.Executor answers EXECUTOR's ops;
   DEMO trains the learner's head, RELEASE ends a lent portable worker's exercise);
 - the portable backend and its worker process (LOAD: the next exercise's folder);
-- the judge and the zygote, on a control socket (SPAWN a worker, REAP one, SWEEP them all).
+- the judge and the zygote, on a control socket (SPAWN a worker, REAP one, SWEEP them all,
+  CONNECT: a new control socket, for a second judge that shares the work: judge/split.py).
 A worker is the learner's process: the judge checks every reply to an executor op against
 `reply_problem` before a test reads it, and the tests read replies as the Executor makes them.
 """
@@ -24,6 +25,7 @@ class Op(str, Enum):
     SPAWN = "spawn"  # the zygote: fork a worker for a folder and a module
     REAP = "reap"  # the zygote: kill and reap a worker
     SWEEP = "sweep"  # the zygote: kill every worker (a judge forked from it is done)
+    CONNECT = "connect"  # the zygote: a control connection for a judge a judge forks
 
     def __str__(self):
         return self.value

@@ -82,7 +82,11 @@ def zygote_main(root, control_fds, judge=None):
                 controls.remove(control)
                 control.close()
                 continue
-            _serve(request, control, controls, children, keep)
+            try:
+                _serve(request, control, controls, children, keep)
+            except OSError:  # its judge is gone (killed mid-request): the reply has no reader
+                controls.remove(control)
+                control.close()
     code = 0
     if judge_pid is not None:  # its connections are closed: it is writing its results
         code = os.waitstatus_to_exitcode(os.waitpid(judge_pid, 0)[1])
@@ -235,6 +239,11 @@ def _serve(request, control, controls, children, keep=()):
             _reap(pid, children)
         kernel.sweep_orphans(keep=keep)
         _control_send(control, {"swept": True})
+    elif op == Op.CONNECT:  # a judge forks a second judge (grading/judge/split.py): its own line
+        judge_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        controls.append(zygote_end)
+        socket.send_fds(control, [json.dumps({"connected": True}).encode()], [judge_end.fileno()])
+        judge_end.close()
 
 
 def _reap(pid, children):

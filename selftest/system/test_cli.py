@@ -168,7 +168,7 @@ def test_watch_regrades_every_file_changed_within_one_poll(tmp_path, monkeypatch
             save("ex1_embedding", "fixed = True\n", keep_mtime=True)  # older than both
         return ""
 
-    def grade(zygote, folder, seed, exercises, call_timeout):
+    def grade(zygote, folder, seed, exercises, call_timeout, split=False):
         graded.append(list(exercises))
         if len(graded) == 1:
             save("ex6_head", "saved while ex1, ex3 and ex5 were graded\n")

@@ -1,0 +1,73 @@
+"""Two judges share one grading run's exercises (grading/judge/split.py): the grade is the one a
+judge alone gives, whichever judge grades which exercise, and a second judge that dies loses
+nothing. Graded here, in this process, as grader.py grades (session.grade), on a zygote of its own.
+"""
+import os
+
+import pytest
+
+from fixtures import MISTAKES, materialise_together
+from grading.backends.zygote import Zygote
+from grading.config import ROOT
+from grading.judge import session, split
+
+pytestmark = pytest.mark.full
+SEED = 20261202
+
+
+@pytest.fixture(scope="module")
+def backend():
+    zygote = Zygote(ROOT)
+    yield zygote
+    zygote.close()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """A mistake in every exercise, each with a cause: every exercise's grade has something to
+    lose in the journey back from the second judge (failures, messages, output, its diagnosis)."""
+    chosen = {}
+    for mistake in MISTAKES:
+        if mistake.diagnosis and not isinstance(mistake.old, tuple):
+            chosen.setdefault(mistake.exercise, mistake)
+    target = tmp_path_factory.mktemp("split") / "submission"
+    materialise_together(list(chosen.values()), [], target)
+    return target
+
+
+def seen(grade):
+    """Everything of a grade a report shows, but its time."""
+    return [(e.exercise, [(r.nodeid, r.number, r.status, r.cause, r.message, r.frames, r.output,
+                           r.waits_for) for r in e.results],
+             e.diagnosis and (e.diagnosis.key, e.diagnosis.text), e.diagnosis_problem)
+            for e in grade.exercises]
+
+
+@pytest.fixture
+def two_cores(monkeypatch):
+    monkeypatch.setattr(split, "cores", lambda: 2)  # a one-CPU runner splits nothing on its own
+
+
+def test_two_judges_give_the_grade_one_judge_gives(backend, folder, two_cores):
+    alone = session.grade(backend, folder, SEED)
+    shared = session.grade(backend, folder, SEED, split=True)
+    assert alone.second_judge == ()
+    assert shared.second_judge, "the second judge graded no exercise"
+    assert len(shared.second_judge) < len(shared.exercises)  # ...and this one some, too
+    assert all(e.diagnosis for e in alone.exercises), "a mistake without its cause: choose again"
+    assert seen(shared) == seen(alone)
+
+
+def test_what_a_dead_second_judge_took_is_graded_here(backend, folder, two_cores, monkeypatch):
+    def dies(plugin, exercise):  # in the second judge, once it has graded its first exercise
+        os._exit(1)
+    monkeypatch.setattr(split, "_results_of", dies)
+    alone = session.grade(backend, folder, SEED)
+    shared = session.grade(backend, folder, SEED, split=True)
+    assert shared.second_judge == ()
+    assert seen(shared) == seen(alone)
+
+
+def test_one_cpu_or_a_batch_splits_nothing(backend, folder, monkeypatch):
+    monkeypatch.setattr(split, "cores", lambda: 1)
+    assert session.grade(backend, folder, SEED, split=True).second_judge == ()
