@@ -20,6 +20,9 @@
 Exit status: 0 at full marks, 1 otherwise, 2 when grading could not run. A batch: 0 when every
 row got a grade (whatever its points), 1 when a row met a grading error (the gradebook is written;
 regrade those rows), 2 when it could not run at all.
+
+Commands: grade (the one when none is named), demo, hint, release, gradescope; each has its own
+options: python grader.py demo --help.
 """
 import argparse
 import json
@@ -41,10 +44,13 @@ USAGE_ERROR = 2
 
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, no usage dump; main() renders it in the chosen language
-        text = message if isinstance(message, Bi) else argparse_text(message)
-        raise SystemExit(Bi("grader.py: ", "grader.py: ") + text
-                         + Bi("（python grader.py --help 列出全部选项）",
-                              " (python grader.py --help shows the options)"))
+        raise SystemExit(self.message(message if isinstance(message, Bi) else argparse_text(message)))
+
+    @staticmethod
+    def message(text):
+        return (Bi("grader.py: ", "grader.py: ") + text
+                + Bi("（python grader.py --help 列出全部选项）",
+                     " (python grader.py --help shows the options)"))
 
 
 # argparse's own messages (Python 3.10 to 3.13), in Chinese; one it words otherwise is shown as
@@ -90,12 +96,13 @@ def wanted_language(argv):
     return default_language()
 
 
-def parse(argv):
-    parser = Parser(prog="python grader.py", description=__doc__,
-                    formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("exercise", nargs="?", help=f"grade one exercise: 1-{len(EXERCISES)}, ex3 or ex3_qkv")
-    parser.add_argument("level", nargs="?", type=int, help=argparse.SUPPRESS)  # for `hint N LEVEL`
-    where = parser.add_mutually_exclusive_group()
+COMMANDS = ("grade", "demo", "hint", "release", "gradescope")  # grade: when no other is named
+
+
+def grading_options():
+    """The options of grade (and of demo, which grades a folder's head the same way)."""
+    options = argparse.ArgumentParser(add_help=False)
+    where = options.add_mutually_exclusive_group()
     where.add_argument("--solutions", action="store_true", help="grade solutions/")
     where.add_argument("--submission", metavar="DIR", help="grade another folder of ex*.py files")
     where.add_argument("--batch", metavar="DIR",
@@ -103,63 +110,91 @@ def parse(argv):
     where.add_argument("--check", action="store_true",
                        help="instructors: prove the solutions pass, the stubs fail, and the "
                             "grader's own tests pass")
-    parser.add_argument("--full", action="store_true",
-                        help="with --check: also test the grader's own machinery (walls, both "
-                             "backends on every fixture, command line, demo, CI step, Gradescope)")
-    parser.add_argument("--seed", type=int, help="replay the random inputs of an earlier run")
-    parser.add_argument("--json", metavar="PATH", help="write results (Gradescope's format) here")
-    parser.add_argument("--csv", metavar="PATH", help="with --batch: the gradebook, one row each")
-    parser.add_argument("--report", metavar="PATH",
-                        help="with --batch: what the class got wrong, as Markdown")
-    parser.add_argument("--resume", action="store_true",
-                        help="with --batch: grade only the rows an interrupted batch left")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                        help="with --batch: submissions graded at once (default: the cores)")
-    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                        help="time limit for one import or one call of your code (default 5)")
-    parser.add_argument("--pass-mark", type=float, default=None, metavar="POINTS",
-                        help="exit 0 from this many points on (default: full marks)")
-    parser.add_argument("--memory", type=float, default=4.0, metavar="GIB",
-                        help="memory one worker may take, in GiB (default 4)")
-    parser.add_argument("--watch", action="store_true",
-                        help="regrade the exercise being edited each time a file is saved")
-    parser.add_argument("--lang", choices=LANGUAGES, default=default_language(),
-                        help="language of the report: zh or en (default: from LC_ALL / LANG)")
-    parser.add_argument("--remember", action="store_true",
-                        help="with hint: remember the level shown, so the next call goes on")
+    options.add_argument("--full", action="store_true",
+                         help="with --check: also test the grader's own machinery (walls, both "
+                              "backends on every fixture, command line, demo, CI step, Gradescope)")
+    options.add_argument("--seed", type=int, help="replay the random inputs of an earlier run")
+    options.add_argument("--json", metavar="PATH", help="write results (Gradescope's format) here")
+    options.add_argument("--csv", metavar="PATH", help="with --batch: the gradebook, one row each")
+    options.add_argument("--report", metavar="PATH",
+                         help="with --batch: what the class got wrong, as Markdown")
+    options.add_argument("--resume", action="store_true",
+                         help="with --batch: grade only the rows an interrupted batch left")
+    options.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                         help="with --batch: submissions graded at once (default: the cores)")
+    options.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                         help="time limit for one import or one call of your code (default 5)")
+    options.add_argument("--pass-mark", type=float, default=None, metavar="POINTS",
+                         help="exit 0 from this many points on (default: full marks)")
+    options.add_argument("--memory", type=float, default=4.0, metavar="GIB",
+                         help="memory one worker may take, in GiB (default 4)")
+    options.add_argument("--watch", action="store_true",
+                         help="regrade the exercise being edited each time a file is saved")
+    options.add_argument("--lang", choices=LANGUAGES, default=default_language(),
+                         help="language of the report: zh or en (default: from LC_ALL / LANG)")
+    return options
+
+
+def language_option():
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--lang", choices=LANGUAGES, default=default_language(),
+                         help="language of the messages: zh or en (default: from LC_ALL / LANG)")
+    return options
+
+
+def parser():
+    """The command line: a command (subparser) each; `grade` is the one when argv names none,
+    so `python grader.py 3 --seed 7` is `python grader.py grade 3 --seed 7`."""
+    top = Parser(prog="python grader.py", description=__doc__,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = top.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
+    grade = commands.add_parser("grade", parents=[grading_options()], prog="python grader.py",
+                                description=__doc__, help="grade (the command when none is named)",
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    grade.add_argument("exercise", nargs="?",
+                       help=f"grade one exercise: 1-{len(EXERCISES)}, ex3 or ex3_qkv")
+    demo = commands.add_parser("demo", parents=[language_option()], prog="python grader.py demo",
+                               help="train a tiny model with your head and see where it attends")
+    where = demo.add_mutually_exclusive_group()
+    where.add_argument("--solutions", action="store_true", help="the solutions' head")
+    where.add_argument("--submission", metavar="DIR", help="the head of another folder")
+    demo.add_argument("--seed", type=int, help="the same training again")
+    demo.add_argument("--json", metavar="PATH", help="also write the figures here")
+    demo.add_argument("--memory", type=float, default=4.0, metavar="GIB",
+                      help="memory the worker may take, in GiB (default 4)")
+    demo.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                      help="time limit for one import or one call of your code (default 5)")
+    demo.set_defaults(batch=None, check=False, full=False, csv=None, report=None, resume=False,
+                      jobs=1, pass_mark=None, watch=False)  # what grading_request reads
+    hint = commands.add_parser("hint", parents=[language_option()], prog="python grader.py hint",
+                               help="a hint for one exercise: a nudge, then the lesson's step")
+    hint.add_argument("exercise", nargs="?", help=f"1-{len(EXERCISES)}, ex3 or ex3_qkv")
+    hint.add_argument("level", nargs="?", type=int, help="which hint (default: the next one)")
+    hint.add_argument("--remember", action="store_true",
+                      help="remember the level shown, so the next call goes on")
+    release = commands.add_parser("release", parents=[language_option()],
+                                  prog="python grader.py release",
+                                  help="the student copy: no solutions, no fixtures")
+    release.add_argument("out", metavar="OUT", help="the folder to write it to (new)")
+    # its options are its own: grading/commands/gradescope.py parses them (see parse)
+    commands.add_parser("gradescope", add_help=False, prog="python grader.py gradescope",
+                        help="the Gradescope autograder (holds the solutions)")
+    return top
+
+
+def parse(argv):
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "demo":
-        args = parser.parse_args(argv[1:])
-        if args.exercise is not None:
-            parser.error(Bi("demo 不带练习编号：python grader.py demo",
-                            "demo takes no exercise: python grader.py demo"))
-        args.demo, args.hint, args.release = True, False, None
-        return args
-    if argv and argv[0] == "release":
-        if len(argv) != 2:
-            parser.error(Bi("release 要一个文件夹：python grader.py release OUT",
-                            "release needs one folder: python grader.py release OUT"))
-        args = parser.parse_args([])
-        args.release, args.hint, args.demo = argv[1], False, False
-        return args
-    if argv and argv[0] == "gradescope":  # its options are its own: grading/commands/gradescope.py
-        args = parser.parse_args([])
-        args.gradescope, args.release, args.hint, args.demo = argv[1:], None, False, False
-        return args
-    if argv and argv[0] == "hint":
-        args = parser.parse_args(argv[1:])
-        if args.exercise is None:
-            parser.error(Bi("hint 要一个练习编号：python grader.py hint 5",
-                            "hint needs an exercise: python grader.py hint 5"))
-        args.hint, args.release, args.demo = True, None, False
-        return args
-    args = parser.parse_args(argv)
-    if args.level is not None:
-        parser.error(f"unrecognized arguments: {args.level}")
-    if args.full and not args.check:
-        parser.error(Bi("--full 要和 --check 一起用：python grader.py --check --full",
-                        "--full goes with --check: python grader.py --check --full"))
-    args.hint, args.release, args.demo = False, None, False
+    if not argv or argv[0] not in COMMANDS:  # python grader.py [exercise] [options]
+        argv = ["grade", *argv]
+    if argv[0] == "gradescope":  # every word after it is its own parser's, --help too
+        return argparse.Namespace(command="gradescope", options=argv[1:], check=False)
+    args = parser().parse_args(argv)
+    if args.command == "grade" and args.full and not args.check:
+        raise SystemExit(Parser.message(Bi("--full 要和 --check 一起用：python grader.py --check --full",
+                                           "--full goes with --check: python grader.py --check --full")))
+    if args.command == "hint" and args.exercise is None:
+        raise SystemExit(Parser.message(Bi("hint 要一个练习编号：python grader.py hint 5",
+                                           "hint needs an exercise: python grader.py hint 5")))
     return args
 
 
@@ -240,7 +275,8 @@ def main(argv=None):
     # GRADER_BACKEND=portable on Linux: Linux-only calls raise (--check's own runs of grader.py
     # put it up themselves), until this command is done: a caller in the same process (the
     # self-test's) goes on without it.
-    stand_down = install_tripwire() if tripwire_wanted() and not args.check else None
+    checking = getattr(args, "check", False)  # (--check: an option of grade and demo alone)
+    stand_down = install_tripwire() if tripwire_wanted() and not checking else None
     try:
         return command(args, argv)
     finally:
@@ -250,15 +286,15 @@ def main(argv=None):
 
 def command(args, argv):
     """The command the arguments name, run (see main): one small function each."""
-    if args.check:
-        return check_command(args)
-    if getattr(args, "gradescope", None) is not None:
+    if args.command == "gradescope":
         from grading.commands.gradescope import main as gradescope
-        return gradescope(args.gradescope)
-    if args.release:
+        return gradescope(args.options)
+    if args.command == "release":
         return release_command(args)
-    if args.hint:
+    if args.command == "hint":
         return hint_command(args)
+    if args.check:  # grade or demo from here on
+        return check_command(args)
     try:
         folder, exercises = grading_request(args)
     except (ValueError, OSError) as error:
@@ -282,7 +318,7 @@ def release_command(args):
     """release OUT: the student copy (grading/commands/release.py)."""
     from grading.commands.release import release
     try:
-        out = release(args.release)
+        out = release(args.out)
     except (ValueError, OSError) as error:
         print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
         return USAGE_ERROR
@@ -307,7 +343,7 @@ def hint_command(args):
 def grading_request(args):
     """(the folder to grade, its exercises), the options checked together; ValueError or OSError
     (with a Bi) for options that do not go together or a file that could not be written."""
-    exercises = exercise_names(args.exercise)
+    exercises = exercise_names(getattr(args, "exercise", None))  # (demo: no exercise)
     folder = Path(args.submission or args.batch or EXERCISES_DIR)
     if args.solutions:
         folder = SOLUTIONS
@@ -360,7 +396,7 @@ def grade_command(args, argv, folder, exercises):
     if backend is None:
         return code
     try:
-        if args.demo:
+        if args.command == "demo":
             from grading.demo.report import main as demo
             return demo(backend, folder, args.seed, args.lang, args.json)
         code, results = run(args, folder, exercises, backend)
@@ -390,7 +426,7 @@ def started_backend(args, argv):
     from grading.backends.zygote import HandedOver
     # Grades that count: a batch, and a results.json (what CI's grade.sh and the Gradescope bundle
     # write). These refuse the portable backend unless it is chosen by name (portable.start).
-    counts = bool(args.batch or args.json) and not args.demo
+    counts = bool(args.batch or args.json) and args.command != "demo"
     clients = 1
     if args.batch:  # each judge needs a zygote connection, one started for a dead one too
         from grading.commands.batch import judges_for
