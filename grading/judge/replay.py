@@ -208,11 +208,8 @@ def check(record):
 
 def references(record, kind):
     """The x of every {kind: x} reference in a record (its operations' arguments, its output)."""
-    ops = record.get("ops") if isinstance(record, dict) else None
-    if not isinstance(ops, list):
-        return []
-    found = [x for op in ops if isinstance(op, list) for k, x in tensor_references(op[1:3]) if k == kind]
-    return found + [x for k, x in tensor_references([record.get("output")]) if k == kind]
+    in_ops, in_output = _walked(record)
+    return [x for k, x in in_ops if k == kind] + [x for k, x in in_output if k == kind]
 
 
 def made_outside(record):
@@ -220,18 +217,33 @@ def made_outside(record):
     its operations, nor one of the object's tensors, nor a number (at most SCALAR_ENTRIES
     entries): work done outside torch (numpy, a Python loop or list, operations hidden from the
     record). None when there is none."""
-    ops = record.get("ops") if isinstance(record, dict) else None
-    for op in ops if isinstance(ops, list) else []:
-        for kind, x in tensor_references(op[1:3] if isinstance(op, list) else []):
-            if kind == "outside":
-                return x if isinstance(x, list) and all(type(n) is int for n in x) else []
-            if kind == "const" and (type(x) is not torch.Tensor or x.numel() > SCALAR_ENTRIES):
-                return list(x.shape) if type(x) is torch.Tensor else []
-    output = record.get("output") if isinstance(record, dict) else None
-    for kind, x in tensor_references([output]):
+    in_ops, in_output = _walked(record)
+    for kind, x in in_ops:
+        if kind == "outside":
+            return x if isinstance(x, list) and all(type(n) is int for n in x) else []
+        if kind == "const" and (type(x) is not torch.Tensor or x.numel() > SCALAR_ENTRIES):
+            return list(x.shape) if type(x) is torch.Tensor else []
+    for kind, x in in_output:
         if kind == "outside":
             return x if isinstance(x, list) and all(type(n) is int for n in x) else []
     return None
+
+
+_WALKED = [None, None]  # the last record walked, and its references: a check walks it twice
+
+
+def _walked(record):
+    """(the references in its operations' arguments, those in its output), each in order."""
+    if _WALKED[0] is record:
+        return _WALKED[1]
+    ops = record.get("ops") if isinstance(record, dict) else None
+    in_ops = []
+    for op in ops if isinstance(ops, list) else []:
+        if isinstance(op, list):
+            in_ops += tensor_references(op[1:3])
+    in_output = tensor_references([record.get("output")]) if isinstance(record, dict) else []
+    _WALKED[:] = record, (in_ops, in_output)
+    return in_ops, in_output
 
 
 def program(record):

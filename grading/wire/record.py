@@ -31,22 +31,36 @@ def references(value):
     return found
 
 
+_KINDS = frozenset(TENSOR_KINDS)
+_SCALARS = (int, float, str, bool, type(None))
+
+
 def _collect(value, depth, found):
     if depth > MAX_DEPTH:
         return
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            if isinstance(item, (list, tuple, dict)):
-                _collect(item, depth + 1, found)
-    elif isinstance(value, dict):
+    if isinstance(value, dict):
         if len(value) == 1:
             (kind, x), = value.items()
-            if kind in TENSOR_KINDS:
+            if kind in _KINDS:
                 found.append((kind, x))
                 return
-        for item in value.values():
-            if isinstance(item, (list, tuple, dict)):
-                _collect(item, depth + 1, found)
+        items = value.values()
+    elif isinstance(value, (list, tuple)):
+        items = value
+    else:
+        return
+    inline = depth < MAX_DEPTH  # a reference one level down is taken here: most of a record
+    for item in items:
+        kind = type(item)
+        if kind in _SCALARS:
+            continue
+        if inline and kind is dict and len(item) == 1:
+            (name, x), = item.items()
+            if name in _KINDS:
+                found.append((name, x))
+                continue
+        if isinstance(item, (list, tuple, dict)):
+            _collect(item, depth + 1, found)
 
 
 def operator_name(name):
