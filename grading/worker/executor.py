@@ -139,7 +139,10 @@ class Executor:
             obj, _ = self._resolve(request["handle"], request["path"])
             with torch.no_grad():
                 obj.copy_(request["value"])
-            self.set_paths.setdefault(request["handle"], []).append(request["path"])
+            paths = self.set_paths.setdefault(request["handle"], [])
+            if request["path"] in paths:  # set again: it is now the path set last, and once
+                paths.remove(request["path"])
+            paths.append(request["path"])
         return found
 
     def parameters(self, request):
