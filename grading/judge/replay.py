@@ -309,9 +309,9 @@ def _run(record, overloads, inputs, params, results, work, deadline, grad):
         if kind is list or kind is tuple:
             if depth > 8:
                 raise ReplayError("malformed", "a reference nested too deeply")
-            return [value(r, depth + 1) for r in ref]
+            return [r if type(r) in _PLAIN else value(r, depth + 1) for r in ref]
         if kind is not dict:
-            if ref is None or kind in (bool, int, float, str):
+            if kind in _PLAIN:
                 return ref  # a str: einsum's equation, a reduction's mode
             raise ReplayError("malformed", f"an argument of type {kind.__name__}")
         if len(ref) == 1:
@@ -381,6 +381,8 @@ _RESOLVERS = {
 }
 
 
+_INFINITY = float("inf")
+_PLAIN = frozenset({bool, int, float, str, type(None)})  # what a record holds as it is
 _POINTWISE = {}  # overload -> whether PyTorch tags it pointwise (its tags are built afresh)
 
 
@@ -389,8 +391,14 @@ def _bound(op, overload, args, kwargs):
     its multiply-adds): ReplayError beyond MAX_ELEMENTS."""
     tensors, sizes, numbers = [], [], []
 
-    def sort(v):
-        if isinstance(v, torch.Tensor):
+    def sort(v):  # (the hot path of every replayed operation: exact types first)
+        kind = type(v)
+        if kind is int or kind is float:
+            numbers.append(abs(v) if v == v and abs(v) != _INFINITY else 0)
+        elif kind is list and v and all(type(n) is int for n in v):  # a size: its numbers too
+            sizes.append(v)
+            numbers.extend(abs(n) for n in v)
+        elif isinstance(v, torch.Tensor):
             tensors.append(v)
         elif isinstance(v, list):
             if v and all(type(n) is int for n in v):
@@ -398,7 +406,7 @@ def _bound(op, overload, args, kwargs):
             for item in v:
                 sort(item)
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            numbers.append(abs(v) if v == v and abs(v) != float("inf") else 0)
+            numbers.append(abs(v) if v == v and abs(v) != _INFINITY else 0)
 
     for v in [*args, *kwargs.values()]:
         sort(v)

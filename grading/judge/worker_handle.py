@@ -67,17 +67,23 @@ class Meter:
     POLL = 0.05  # seconds between two readings while a call runs
     SLEEP_STEP = 2 * POLL  # the most one interval between readings adds to the time asleep
 
-    def __init__(self, pid, use_proc=True):
-        """use_proc False: the portable backend, which reads no /proc (wall-clock time)."""
+    def __init__(self, pid, use_proc=True, stat=None):
+        """use_proc False: the portable backend, which reads no /proc (wall-clock time). stat:
+        /proc/PID/stat already open (ExerciseWorker keeps it for its worker's life)."""
         self.path = f"/proc/{pid}/stat" if use_proc else None
+        self.stat = stat
 
     def _read(self):
         """(CPU seconds, state letter) or None."""
         if self.path is None:
             return None
         try:
-            with open(self.path, "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
+            if self.stat is not None:
+                text = os.pread(self.stat, 4096, 0)
+            else:
+                with open(self.path, "rb") as stat:
+                    text = stat.read()
+            fields = text.rsplit(b")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) / self.TICK, fields[0].decode()
         except (OSError, IndexError, ValueError):
             return None
@@ -139,6 +145,7 @@ class ExerciseWorker:
         self.call_timeout = call_timeout
         self.pid = None
         self.sock = None
+        self.stat = None  # /proc/PID/stat of the worker, open while it lives (the Meter reads it)
         self.generation = 0  # counts the workers started: handles belong to one of them
         self.restarts = 0
         self.spent = 0.0  # seconds this exercise's code has taken, imports included
@@ -188,7 +195,7 @@ class ExerciseWorker:
         within `limit` seconds. The wall clock's backstop, WALL_FACTOR times that, bounds every
         call; when it is reached with the worker's own time under the limit, the machine was
         too busy (Busy): not the learner's fault, the call is graded again."""
-        meter = Meter(self.pid, use_proc=self.backend.reads_proc)
+        meter = Meter(self.pid, use_proc=self.backend.reads_proc, stat=self.stat)
         meter.start()
 
         def wait(sock):
@@ -220,6 +227,11 @@ class ExerciseWorker:
         limit = self._time_left()
         self.pid, self.sock = self.backend.spawn(self.package_dir, self.module, self.demo)
         self.generation += 1
+        if self.backend.reads_proc:
+            try:
+                self.stat = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
+            except OSError:
+                self.stat = None  # (the Meter opens it at each reading then)
         try:
             kind, value, output = protocol.ready(self._receive(limit))
         except Busy as busy:
@@ -280,10 +292,16 @@ class ExerciseWorker:
         self.sticky = failure
         return failure
 
+    def _forget_stat(self):
+        if self.stat is not None:
+            os.close(self.stat)
+            self.stat = None
+
     def _stop(self):
         """Kill the worker (it crashed, ran over time or was interrupted): how it ended."""
         if self.sock is None:
             return {}
+        self._forget_stat()
         self.sock.close()
         self.sock = None
         pid, self.pid = self.pid, None
@@ -294,6 +312,7 @@ class ExerciseWorker:
         lend it for the submission's next exercise; a forked one is killed)."""
         if self.sock is None:
             return
+        self._forget_stat()
         sock, self.sock = self.sock, None
         pid, self.pid = self.pid, None
         self.backend.release(pid, sock)
