@@ -383,7 +383,44 @@ _RESOLVERS = {
 
 _INFINITY = float("inf")
 _PLAIN = frozenset({bool, int, float, str, type(None)})  # what a record holds as it is
-_POINTWISE = {}  # overload -> whether PyTorch tags it pointwise (its tags are built afresh)
+# (operator name, id(overload)) -> (which bound of _bound applies, the overload: kept, so that
+# its id stays its own); found once per operator (an overload's tags are built afresh each time)
+_KINDS = {}
+_PAIRWISE = _MATMUL | {"gather", "index_select", "take_along_dim", "embedding"}
+
+
+def _bound_kind(op, overload):
+    """Which of _bound's bounds an operation has, checked in this order."""
+    if torch.Tag.pointwise in getattr(overload, "tags", ()) \
+            or op in ("where", "masked_fill", "masked_fill_", "masked_select"):
+        return "broadcast"  # masked_select: at most an entry per entry of self and mask
+    if op in ("ones", "zeros", "full", "new_ones", "new_zeros", "new_full", "expand", "view",
+              "_unsafe_view", "reshape", "fill", "scalar_tensor", "empty", "new_empty",
+              "empty_strided", "new_empty_strided"):
+        return "sizes"
+    if op in ("repeat", "tile", "constant_pad_nd", "pad"):
+        return "repeat"
+    if op in ("arange", "linspace", "eye"):
+        return "range"
+    if op in ("cat", "stack", "hstack", "vstack"):
+        return "sum"
+    if is_attention(op):
+        return "attention"
+    if op in _PRODUCTS:
+        return "product"
+    if op in ("index_put", "index_put_", "_index_put_impl_", "index"):
+        return "index"
+    if op in ("einsum", "tensordot"):
+        return "every"
+    if op in ("triu_indices", "tril_indices"):
+        return "triangle"
+    if op in ("diag", "diag_embed"):
+        return "square"
+    if op == "nonzero":
+        return "nonzero"
+    if op in _PAIRWISE:
+        return "pairwise"
+    return "biggest"
 
 
 def _bound(op, overload, args, kwargs):
@@ -412,44 +449,39 @@ def _bound(op, overload, args, kwargs):
         sort(v)
     counts = sorted((t.numel() for t in tensors), reverse=True) or [1]
     biggest = counts[0]
-    pointwise = _POINTWISE.get(overload)
-    if pointwise is None:
-        pointwise = _POINTWISE[overload] = torch.Tag.pointwise in getattr(overload, "tags", ())
-    if pointwise or op in ("where", "masked_fill", "masked_fill_"):
+    known = _KINDS.get((op, id(overload)))
+    kind = _KINDS.setdefault((op, id(overload)), (_bound_kind(op, overload), overload))[0] \
+        if known is None else known[0]
+    if kind == "broadcast":
         bound = math.prod(_broadcast(t.shape for t in tensors))
-    elif op in ("ones", "zeros", "full", "new_ones", "new_zeros", "new_full", "expand",
-                "view", "_unsafe_view", "reshape", "fill", "scalar_tensor", "empty",
-                "new_empty", "empty_strided", "new_empty_strided"):
+    elif kind == "sizes":
         bound = max([biggest] + [math.prod(abs(n) for n in size) for size in sizes])
-    elif op in ("repeat", "tile", "constant_pad_nd", "pad"):
+    elif kind == "repeat":
         bound = biggest * max([1] + [math.prod(1 + abs(n) for n in size) for size in sizes])
-    elif op in ("arange", "linspace", "eye"):
+    elif kind == "range":
         bound = _range_bound(op, [a for a in args if isinstance(a, (int, float))
                                   and not isinstance(a, bool)])
-    elif op in ("cat", "stack", "hstack", "vstack"):
+    elif kind == "sum":
         bound = sum(counts)
-    elif is_attention(op):  # a product of queries and keys inside: as many as two inputs
+    elif kind == "attention":  # a product of queries and keys inside: as many as two inputs
         bound = counts[0] * (counts[1] if len(counts) > 1 else 1)
-    elif op in _PRODUCTS:
+    elif kind == "product":
         bound = _product(op, [t.shape for t in tensors])
         work = bound * max([1] + [t.shape[-1] for t in tensors if t.dim()])  # multiply-adds
         if bound <= MAX_ELEMENTS:
             return bound + work
-    elif op in ("index_put", "index_put_", "_index_put_impl_", "index"):
+    elif kind == "index":
         # into a copy of self (or self), from indices broadcast together; or what they select
         bound = _index_bound(op, args)
-    elif op in ("einsum", "tensordot"):  # at most a multiply-add for each entry of each operand
+    elif kind == "every":  # at most a multiply-add for each entry of each operand
         bound = math.prod(counts)
-    elif op in ("triu_indices", "tril_indices"):  # (2, up to row · col)
+    elif kind == "triangle":  # (2, up to row · col)
         bound = 2 * math.prod(int(n) for n in numbers[:2]) + 1
-    elif op in ("diag", "diag_embed"):  # a vector becomes a matrix
+    elif kind == "square":  # a vector becomes a matrix
         bound = biggest * biggest
-    elif op == "masked_select":  # at most an entry per entry of self and mask broadcast
-        bound = math.prod(_broadcast(t.shape for t in tensors))
-    elif op == "nonzero":  # at most an index per entry
+    elif kind == "nonzero":  # at most an index per entry
         bound = biggest * max([1] + [t.dim() for t in tensors])
-    elif len(counts) > 1 and op in _MATMUL | {"gather", "index_select", "take_along_dim",
-                                              "embedding"}:
+    elif kind == "pairwise" and len(counts) > 1:
         bound = counts[0] * counts[1]
     else:  # views, slices, reductions, softmax, tril, clones, sorts: never more than an input
         bound = biggest
