@@ -185,7 +185,10 @@ class GradingPlugin:
         if not self.split or len(groups) < 2 or session.testsfailed \
                 or session.config.option.collectonly:
             return None
-        self.second_judge = split.run_shared(self, session, groups)
+        shared = split.run_shared(self, session, groups)
+        if shared is None:  # no second judge: pytest's own loop runs them all
+            return None
+        self.second_judge = shared
         return True
 
     def pytest_runtest_setup(self, item):

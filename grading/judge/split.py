@@ -31,16 +31,27 @@ def cores():
 
 def run_shared(plugin, session, groups):
     """Run `groups` ({exercise: [its items, in order]}) in this judge and a second one; the
-    exercises the second one graded, in the order it sent them back."""
+    exercises the second one graded, in the order it sent them back. None, having run nothing,
+    when no second judge could start (no zygote connection, no process): this one runs all."""
+    from grading.errors import GradingError
     from grading.walls import kernel  # (Linux: the backends that fork judges are)
     order = list(reversed(groups))  # the heaviest first: the later exercises build on the earlier
+    try:
+        connection = plugin.backend.connection()
+    except GradingError:
+        return None
     claims_read, claims_write = os.pipe()
     os.write(claims_write, bytes(range(len(order))))
     os.close(claims_write)
-    connection = plugin.backend.connection()
     results_read, results_write = os.pipe()
     parent = os.getpid()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:  # no more processes (a process limit): one judge is enough
+        for fd in (claims_read, results_read, results_write):
+            os.close(fd)
+        connection.close()
+        return None
     if pid == 0:  # the second judge
         code = 1
         try:

@@ -71,3 +71,23 @@ def test_what_a_dead_second_judge_took_is_graded_here(backend, folder, two_cores
 def test_one_cpu_or_a_batch_splits_nothing(backend, folder, monkeypatch):
     monkeypatch.setattr(split, "cores", lambda: 1)
     assert session.grade(backend, folder, SEED, split=True).second_judge == ()
+
+
+def test_without_a_second_judge_this_one_grades_all(backend, folder, two_cores, monkeypatch):
+    """No second judge can start (the zygote refuses a connection, or no process is left): the
+    run is graded by one judge, as on one CPU, never lost."""
+    from grading.errors import GradingError
+
+    def refused():
+        raise GradingError("no connection")
+    alone = session.grade(backend, folder, SEED)
+    monkeypatch.setattr(backend, "connection", refused)
+    assert seen(session.grade(backend, folder, SEED, split=True)) == seen(alone)
+    monkeypatch.undo()
+    monkeypatch.setattr(split, "cores", lambda: 2)
+
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    monkeypatch.setattr(os, "fork", no_fork)
+    shared = session.grade(backend, folder, SEED, split=True)
+    assert shared.second_judge == () and seen(shared) == seen(alone)
