@@ -427,35 +427,29 @@ def _bound(op, overload, args, kwargs):
     """An upper bound, before the operation runs, of the entries it makes (and, for products, of
     its multiply-adds): ReplayError beyond MAX_ELEMENTS."""
     tensors, sizes, numbers = [], [], []
-
-    def sort(v):  # (the hot path of every replayed operation: exact types first)
+    for v in (*args, *kwargs.values()):  # (the hot path of every replayed operation)
         kind = type(v)
-        if kind is int or kind is float:
+        if kind is torch.Tensor:
+            tensors.append(v)
+        elif kind is int or kind is float:
             numbers.append(abs(v) if v == v and abs(v) != _INFINITY else 0)
         elif kind is list and v and all(type(n) is int for n in v):  # a size: its numbers too
             sizes.append(v)
-            numbers.extend(abs(n) for n in v)
-        elif isinstance(v, torch.Tensor):
-            tensors.append(v)
-        elif isinstance(v, list):
-            if v and all(type(n) is int for n in v):
-                sizes.append(v)
-            for item in v:
-                sort(item)
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            numbers.append(abs(v) if v == v and abs(v) != _INFINITY else 0)
-
-    for v in [*args, *kwargs.values()]:
-        sort(v)
-    counts = sorted((t.numel() for t in tensors), reverse=True) or [1]
-    biggest = counts[0]
+            numbers.extend(map(abs, v))
+        else:
+            _sort(v, tensors, sizes, numbers)
     known = _KINDS.get((op, id(overload)))
     kind = _KINDS.setdefault((op, id(overload)), (_bound_kind(op, overload), overload))[0] \
         if known is None else known[0]
+    if kind == "biggest":  # (most operations: views, slices, reductions, softmax…)
+        return _within(op, max([t.numel() for t in tensors], default=1))
+    if kind == "sizes":
+        return _within(op, max([t.numel() for t in tensors] + [1]
+                               + [math.prod(map(abs, size)) for size in sizes]))
+    counts = sorted((t.numel() for t in tensors), reverse=True) or [1]
+    biggest = counts[0]
     if kind == "broadcast":
         bound = math.prod(_broadcast(t.shape for t in tensors))
-    elif kind == "sizes":
-        bound = max([biggest] + [math.prod(abs(n) for n in size) for size in sizes])
     elif kind == "repeat":
         bound = biggest * max([1] + [math.prod(1 + abs(n) for n in size) for size in sizes])
     elif kind == "range":
@@ -485,6 +479,23 @@ def _bound(op, overload, args, kwargs):
         bound = counts[0] * counts[1]
     else:  # views, slices, reductions, softmax, tril, clones, sorts: never more than an input
         bound = biggest
+    return _within(op, bound)
+
+
+def _sort(v, tensors, sizes, numbers):
+    """What an argument holds, in order: tensors, sizes (lists of ints), numbers (a size's too)."""
+    if isinstance(v, torch.Tensor):
+        tensors.append(v)
+    elif isinstance(v, list):
+        if v and all(type(n) is int for n in v):
+            sizes.append(v)
+        for item in v:
+            _sort(item, tensors, sizes, numbers)
+    elif isinstance(v, (int, float)) and not isinstance(v, bool):
+        numbers.append(abs(v) if v == v and abs(v) != _INFINITY else 0)
+
+
+def _within(op, bound):
     if bound > MAX_ELEMENTS:
         raise ReplayError("size", f"{op} would make up to {bound} entries", op)
     return bound
