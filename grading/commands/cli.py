@@ -175,7 +175,7 @@ def parser():
     release = commands.add_parser("release", parents=[language_option()],
                                   prog="python grader.py release",
                                   help="the student copy: no solutions, no fixtures")
-    release.add_argument("out", metavar="OUT", help="the folder to write it to (new)")
+    release.add_argument("out", metavar="OUT", nargs="?", help="the folder to write it to (new)")
     # its options are its own: grading/commands/gradescope.py parses them (see parse)
     commands.add_parser("gradescope", add_help=False, prog="python grader.py gradescope",
                         help="the Gradescope autograder (holds the solutions)")
@@ -192,6 +192,9 @@ def parse(argv):
     if args.command == "grade" and args.full and not args.check:
         raise SystemExit(Parser.message(Bi("--full 要和 --check 一起用：python grader.py --check --full",
                                            "--full goes with --check: python grader.py --check --full")))
+    if args.command == "release" and args.out is None:
+        raise SystemExit(Parser.message(Bi("release 要一个文件夹：python grader.py release OUT",
+                                           "release needs one folder: python grader.py release OUT")))
     if args.command == "hint" and args.exercise is None:
         raise SystemExit(Parser.message(Bi("hint 要一个练习编号：python grader.py hint 5",
                                            "hint needs an exercise: python grader.py hint 5")))
