@@ -27,7 +27,13 @@ import time
 import torch
 
 from grading.errors import ReplayError
-from grading.wire.record import SCALAR_ENTRIES, fill_uninitialised, operator_name, output_pairs
+from grading.wire.record import (
+    SCALAR_ENTRIES,
+    fill_uninitialised,
+    is_attention,
+    operator_name,
+    output_pairs,
+)
 from grading.wire.record import references as tensor_references
 
 MAX_OPS = 4000  # operations in one record (grading.worker.executor.MAX_RECORD)
@@ -41,7 +47,6 @@ EXERCISE_REPLAY_SECONDS = 30.0  # the judge's CPU time for all replays of one ex
 # _transformer_encoder_layer_fwd, …, and _safe_softmax, the softmax that sdpa's math path
 # decomposes into. They are replayed like any pure operation, so that every other check still
 # verifies what such code computes; only "built by hand" fails on them.
-ATTENTION = ("attention", "transformer_encoder", "_safe_softmax")
 
 # The operations an attention head has use for: structural ones, reductions, products, factories
 # that fill what they make, indexing, and elementary pointwise arithmetic. Each one's cost is
@@ -168,10 +173,6 @@ def attention_used(record):
     called = record.get("ready_made") if isinstance(record, dict) else None
     names += [n for n in called if isinstance(n, str)] if isinstance(called, list) else []
     return sorted({n[:80] for n in names if is_attention(n)})
-
-
-def is_attention(op):
-    return any(word in op for word in ATTENTION)
 
 
 def length(record):

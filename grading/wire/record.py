@@ -63,6 +63,18 @@ def _collect(value, depth, found):
             _collect(item, depth + 1, found)
 
 
+# Words in the name of PyTorch's ready-made attention, whatever its name: the public functions
+# (scaled_dot_product_attention, multi_head_attention_forward), their private kernels
+# (_scaled_dot_product_attention_math, _scaled_dot_product_flash_attention…), the aten operators
+# of later releases (_safe_softmax). The worker notes the functions so named that a call reaches
+# (before torch 2.5, where they decompose into plain operations); the judge, the operators.
+ATTENTION = ("attention", "transformer_encoder", "_safe_softmax")
+
+
+def is_attention(name):
+    return any(word in name for word in ATTENTION)
+
+
 def operator_name(name):
     """'aten.mm.default' → 'mm'; anything not in the aten namespace → ''."""
     parts = name.split(".") if isinstance(name, str) else []

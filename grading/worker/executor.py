@@ -14,15 +14,16 @@ from grading.wire.record import (
     SCALAR_ENTRIES,
     UNINITIALISED,
     fill_uninitialised,
+    is_attention,
     operator_name,
     output_pairs,
 )
 
 MAX_RECORD = 4000  # operations of one recorded call: a head takes about 30
 MAX_STATE = 1 << 20  # entries of an object's own tensors shown with its first call
-# PyTorch's ready-made attention by its functions' names: on some releases (2.4) a call of
-# F.scaled_dot_product_attention reaches only plain aten operations, which show nothing of it.
-READY_MADE = frozenset({"scaled_dot_product_attention", "multi_head_attention_forward"})
+# PyTorch's ready-made attention by its functions' names (record.is_attention): on some releases
+# (2.4) a call of F.scaled_dot_product_attention, or of a private kernel of it, reaches only plain
+# aten operations, which show nothing of it.
 # Later releases name it in aten (_safe_softmax, the fused kernels): the function-level mode, which
 # costs every call of a torch function, is needed only before 2.5.
 _NAMES_HIDDEN = tuple(int(n) for n in torch.__version__.split(".")[:2]) < (2, 5)
@@ -228,8 +229,7 @@ class Executor:
          checks that read them), "output": a reference, "truncated": bool,
          "state": {path: tensor}: the object's tensors before its first recorded call}.
         Nothing here is trusted: the judge replays the record itself."""
-        from torch.overrides import TorchFunctionMode
-        from torch.utils._python_dispatch import TorchDispatchMode
+        recorder_mode, calls_mode = _modes()
         known = {}  # id(tensor) -> its reference; `alive` keeps every one so ids stay unique
         alive = list(args)
         for i, a in enumerate(args):
@@ -262,54 +262,80 @@ class Executor:
 
         names = _OPERATOR_NAMES
 
+        def dispatch(func, args, kwargs):  # each aten operation the call reaches (_modes)
+            named = names.get(id(func))  # (by identity: an overload's hash builds its name)
+            if named is None:
+                named = names[id(func)] = (str(func),
+                                           operator_name(str(func)) in UNINITIALISED, func)
+            recording = len(ops) < MAX_RECORD
+            if recording:
+                ops.append([named[0], ref(args),
+                            {k: ref(v) for k, v in kwargs.items()} if kwargs else {},
+                            torch.is_grad_enabled()])
+            else:
+                truncated[0] = True
+            result = func(*args, **kwargs)
+            if named[1] and isinstance(result, torch.Tensor):
+                fill_uninitialised(result)  # as the judge's replay fills it
+            if recording:
+                number = len(ops) - 1
+                if isinstance(result, torch.Tensor):
+                    alive.append(result)
+                    known[id(result)] = {"out": [number, 0]}
+                elif isinstance(result, (list, tuple)):
+                    for j, value in enumerate(result):
+                        if isinstance(value, torch.Tensor):
+                            alive.append(value)
+                            known[id(value)] = {"out": [number, j]}
+            return result
+
+        ready_made = []  # the ready-made attention functions the call reached, by name
+
+        with (torch.enable_grad() if grad else torch.no_grad()), \
+                (calls_mode(ready_made) if _NAMES_HIDDEN else contextlib.nullcontext()), \
+                recorder_mode(dispatch):
+            returned = target(*args, **kwargs)
+        output = ref(returned)  # (before packing: it may add a reference)
+        return returned, {"ops": Packed(ops), "output": output, "truncated": truncated[0],
+                          "state": state, "ready_made": ready_made}
+
+
+_MODES = []  # (Recorder, Calls), made once: a class made for every call costs 30 us
+
+
+def _modes():
+    """The torch modes a recorded call runs under: Recorder(dispatch) hands each aten operation
+    to dispatch(func, args, kwargs); Calls(ready_made) notes the ready-made attention functions
+    called (torch before 2.5, whose aten names hide them)."""
+    if not _MODES:
+        from torch.overrides import TorchFunctionMode
+        from torch.utils._python_dispatch import TorchDispatchMode
+
         class Recorder(TorchDispatchMode):
+            def __init__(self, dispatch):
+                super().__init__()
+                self.dispatch = dispatch
+
             @classmethod
             def _should_skip_dynamo(cls):  # else its first use imports torch._dynamo: seconds
                 return False
 
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                kwargs = kwargs or {}
-                named = names.get(id(func))  # (by identity: an overload's hash builds its name)
-                if named is None:
-                    named = names[id(func)] = (str(func),
-                                               operator_name(str(func)) in UNINITIALISED, func)
-                recording = len(ops) < MAX_RECORD
-                if recording:
-                    ops.append([named[0], ref(args),
-                                {k: ref(v) for k, v in kwargs.items()} if kwargs else {},
-                                torch.is_grad_enabled()])
-                else:
-                    truncated[0] = True
-                result = func(*args, **kwargs)
-                if named[1] and isinstance(result, torch.Tensor):
-                    fill_uninitialised(result)  # as the judge's replay fills it
-                if recording:
-                    number = len(ops) - 1
-                    if isinstance(result, torch.Tensor):
-                        alive.append(result)
-                        known[id(result)] = {"out": [number, 0]}
-                    elif isinstance(result, (list, tuple)):
-                        for j, value in enumerate(result):
-                            if isinstance(value, torch.Tensor):
-                                alive.append(value)
-                                known[id(value)] = {"out": [number, j]}
-                return result
-
-        ready_made = []  # the ready-made attention functions the call reached, by name
+                return self.dispatch(func, args, kwargs or {})
 
         class Calls(TorchFunctionMode):
+            def __init__(self, ready_made):
+                super().__init__()
+                self.ready_made = ready_made
+
             def __torch_function__(self, func, types, args=(), kwargs=None):
                 name = getattr(func, "__name__", "")
-                if name in READY_MADE and name not in ready_made:
-                    ready_made.append(name)
+                if is_attention(name) and name not in self.ready_made:
+                    self.ready_made.append(name)
                 return func(*args, **(kwargs or {}))
 
-        with (torch.enable_grad() if grad else torch.no_grad()), \
-                (Calls() if _NAMES_HIDDEN else contextlib.nullcontext()), Recorder():
-            returned = target(*args, **kwargs)
-        output = ref(returned)  # (before packing: it may add a reference)
-        return returned, {"ops": Packed(ops), "output": output, "truncated": truncated[0],
-                          "state": state, "ready_made": ready_made}
+        _MODES.extend([Recorder, Calls])
+    return _MODES
 
 
 def _detached(value):

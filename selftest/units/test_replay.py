@@ -111,6 +111,20 @@ def test_ready_made_attention_is_named_by_its_operator():
     assert replay.same(replay.replay(record, [q]), module.f(q))  # replayed, only named
 
 
+@pytest.mark.parametrize("call", [
+    lambda q: F.scaled_dot_product_attention(q, q, q, is_causal=True),
+    lambda q: torch._scaled_dot_product_attention_math(q, q, q, is_causal=True)[0],
+], ids=["public", "private_kernel"])
+def test_ready_made_attention_is_named_by_its_function_where_aten_hides_it(call, monkeypatch):
+    """Before torch 2.5 ready-made attention decomposes into plain operations, and only the
+    function a call reached names it (executor._NAMES_HIDDEN, forced here on any release): the
+    public function, and a private kernel of it too (attack-ex6-sdpa_math on 2.4)."""
+    from grading.worker import executor as worker_executor
+    monkeypatch.setattr(worker_executor, "_NAMES_HIDDEN", True)
+    _, record = traced([torch.randn(2, 4, 8)], types.SimpleNamespace(f=call), name="f")
+    assert replay.attention_used(record) and record["ready_made"], record["ready_made"]
+
+
 @pytest.mark.parametrize("name, kind", [
     ("aten.from_file.default", "operation"),  # reads a file
     ("aten.normal.Tensor_float", "random"),
