@@ -28,6 +28,7 @@ import torch
 
 from grading.errors import ReplayError
 from grading.wire.record import (
+    MAX_ELEMENTS,
     SCALAR_ENTRIES,
     fill_uninitialised,
     is_attention,
@@ -37,7 +38,6 @@ from grading.wire.record import (
 from grading.wire.record import references as tensor_references
 
 MAX_OPS = 4000  # operations in one record (grading.worker.executor.MAX_RECORD)
-MAX_ELEMENTS = 1 << 22  # entries of one result
 MAX_WORK = 1 << 24  # bounds of all results together: a head at the longest T needs ~1e5
 REPLAY_SECONDS = 5.0  # the judge's CPU time for one replay: a head's takes milliseconds
 EXERCISE_REPLAY_SECONDS = 30.0  # the judge's CPU time for all replays of one exercise

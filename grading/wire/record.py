@@ -15,6 +15,7 @@ import math
 UNINITIALISED = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
                            "new_empty_strided"})
 SCALAR_ENTRIES = 1  # a constant tensor of at most this many entries is a number, not data
+MAX_ELEMENTS = 1 << 22  # entries one operation may make: the judge replays no larger one
 
 
 TENSOR_KINDS = ("in", "out", "param", "const", "outside")  # what a record's tensors are
@@ -83,8 +84,12 @@ def operator_name(name):
 
 def fill_uninitialised(made):
     """What an uninitialised allocation holds, on both sides: NaN (the largest integer for
-    integers, True for bool), never what the memory happened to hold."""
+    integers, True for bool), never what the memory happened to hold. One larger than the judge
+    replays (MAX_ELEMENTS) is left as it is: its record fails anyway, and filling it would only
+    spend the learner's time, and the machine's memory, on pages nothing reads."""
     import torch
+    if made.numel() > MAX_ELEMENTS:
+        return made
     if made.dtype == torch.bool:
         return made.fill_(True)
     if made.is_floating_point() or made.is_complex():
