@@ -58,10 +58,18 @@ def test_two_judges_give_the_grade_one_judge_gives(backend, folder, two_cores):
     assert seen(shared) == seen(alone)
 
 
-def test_what_a_dead_second_judge_took_is_graded_here(backend, folder, two_cores, monkeypatch):
-    def dies(plugin, exercise):  # in the second judge, once it has graded its first exercise
-        os._exit(1)
-    monkeypatch.setattr(split, "_results_of", dies)
+def _dies(plugin, exercise):  # in the second judge, once it has graded its first exercise
+    os._exit(1)
+
+
+def _garbles(plugin, exercise):  # ...or it sends what is no exercise's results (a bug of ours)
+    return "not (exercise, results, diagnosis)"
+
+
+@pytest.mark.parametrize("end", [_dies, _garbles], ids=["dies", "garbles"])
+def test_what_a_dead_second_judge_took_is_graded_here(backend, folder, two_cores, monkeypatch,
+                                                      end):
+    monkeypatch.setattr(split, "_results_of", end)
     alone = session.grade(backend, folder, SEED)
     shared = session.grade(backend, folder, SEED, split=True)
     assert shared.second_judge == ()
