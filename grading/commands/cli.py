@@ -101,7 +101,7 @@ COMMANDS = ("grade", "demo", "hint", "release", "gradescope")  # grade: when no 
 
 def grading_options():
     """The options of grade (and of demo, which grades a folder's head the same way)."""
-    options = argparse.ArgumentParser(add_help=False)
+    options = argparse.ArgumentParser(add_help=False, parents=[language_option()])
     where = options.add_mutually_exclusive_group()
     where.add_argument("--solutions", action="store_true", help="grade solutions/")
     where.add_argument("--submission", metavar="DIR", help="grade another folder of ex*.py files")
@@ -130,15 +130,14 @@ def grading_options():
                          help="memory one worker may take, in GiB (default 4)")
     options.add_argument("--watch", action="store_true",
                          help="regrade the exercise being edited each time a file is saved")
-    options.add_argument("--lang", choices=LANGUAGES, default=default_language(),
-                         help="language of the report: zh or en (default: from LC_ALL / LANG)")
     return options
 
 
 def language_option():
     options = argparse.ArgumentParser(add_help=False)
     options.add_argument("--lang", choices=LANGUAGES, default=default_language(),
-                         help="language of the messages: zh or en (default: from LC_ALL / LANG)")
+                         help="language of the report and messages: zh or en (default: from "
+                              "LC_ALL / LANG)")
     return options
 
 
