@@ -89,12 +89,11 @@ def inputs_after(ex, gen, B, T, C):
     return sent, after
 
 
-def learning(ex, gen, B, T, C, verified=True):
-    """The gradient of Σ grad_output · average_context(x) for x, as training would send it back.
-    verified=False: the worker's own, for a diagnosis (see grading.checks.shown_work.vjp)."""
+def learning(ex, gen, B, T, C):
+    """The gradient of Σ grad_output · average_context(x) for x, as training would send it back."""
     x = draw(gen, B, T, C)
     reply = vjp(ex.average_context, [x], wrt=[0], grad_output=randn(gen, B, T, C),
-                what="average_context", verified=verified)
+                what="average_context")
     grads = reply.get("input_grads") if isinstance(reply, dict) else None
     return {"x": grads[0] if isinstance(grads, list) and grads else None}
 
@@ -200,8 +199,9 @@ def test_causal(submission):
 def test_vectorised(submission):
     """average_context is one matrix product, with no Python loop over positions
     average_context 是一次矩阵乘法，没有对位置的 Python 循环"""
-    expect_no_loop(submission(calls, C=SHAPES[0]["n_embd"]), "average_context",
-                   lambda: submission.source.loops("average_context"), most=60)
+    got, want = submission.with_reference(calls, C=SHAPES[0]["n_embd"])
+    expect_no_loop(got, "average_context", lambda: submission.source.loops("average_context"),
+                   most=60, reference=want)
 
 
 @public(1, after=["test_mean_of_the_past"])
@@ -442,7 +442,7 @@ def catalogued(probe):
     if changed:
         return modifies_input_diagnosis("ex2", "average_context", changed,
                                         "x_averaged = weights @ x")
-    if probe.submission(learning, verified=False, **shapes()[0])["x"] is None:
+    if probe.submission(learning, **shapes()[0])["x"] is None:
         return detached_diagnosis("ex2", "average_context", ["x"])
     if loops(probe.submission(calls, C=SHAPES[0]["n_embd"]), most=60):
         return Diagnosis("ex2.loop",

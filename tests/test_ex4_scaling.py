@@ -63,12 +63,12 @@ def inputs_after(ex, gen, B, T, head_size):
     return sent, after
 
 
-def learning(ex, gen, B, T, head_size, verified=True):
+def learning(ex, gen, B, T, head_size):
     """The gradients of Σ grad_output · attention_scores(q, k) for q and for k, as training would
-    send them back. verified=False: the worker's own, for a diagnosis (shown_work.vjp)."""
+    send them back."""
     inputs = draw(gen, B, T, head_size)
     reply = vjp(ex.attention_scores, [inputs["q"], inputs["k"]], wrt=[0, 1],
-                grad_output=randn(gen, B, T, T), what="attention_scores", verified=verified)
+                grad_output=randn(gen, B, T, T), what="attention_scores")
     grads = reply.get("input_grads") if isinstance(reply, dict) else None
     grads = grads if isinstance(grads, list) and len(grads) == 2 else [None, None]
     return {"q": grads[0], "k": grads[1]}
@@ -134,7 +134,8 @@ def test_variance_is_about_one(submission):
 def test_built_yourself(submission):
     """the scores are computed by hand, not by PyTorch's ready-made attention
     分数是亲手算出来的，没有调用 PyTorch 现成的注意力"""
-    expect_built_yourself(submission(calls, head_size=8), "attention_scores")
+    got, want = submission.with_reference(calls, head_size=8)
+    expect_built_yourself(got, "attention_scores", reference=want)
 
 
 @public(1, after=["test_shape"])
@@ -210,7 +211,7 @@ def catalogued(probe):
         if changed:
             return modifies_input_diagnosis("ex4", "attention_scores", changed,
                                             "q = q * head_size ** -0.5")
-        grads = probe.submission(learning, verified=False, **shapes()[0])
+        grads = probe.submission(learning, **shapes()[0])
         missing = [name for name in ("q", "k") if grads.get(name) is None]
         if missing:
             return detached_diagnosis("ex4", "attention_scores", missing)

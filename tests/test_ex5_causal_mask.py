@@ -15,6 +15,7 @@ from grading.checks import (
     expect_close,
     expect_inputs_unchanged,
     expect_row_gradients,
+    expect_same_elsewhere,
     expect_tensor,
     fail,
     hidden,
@@ -72,8 +73,9 @@ def inputs_after(ex, gen, B, T):
 
 def weights_with_future_changed(ex, gen, B, T):
     """For scores; for each t, scores whose rows and columns after t are redrawn (token t+1…
-    changes exactly those); and for each t, scores whose row t is redrawn up to t (the present):
-    the weights, 2T+1 tensors of (B, T, T)."""
+    changes exactly those); for each t, scores whose row t is redrawn up to t (the present); and
+    scores with the future of a random t redrawn, here and in a second worker (does an output
+    depend on earlier calls?): the weights, 2T+3 tensors of (B, T, T)."""
     scores = draw(gen, B, T)
     causal_softmax = Consistent(ex.causal_softmax, "causal_softmax")  # one pure function
     outs = [causal_softmax(scores)]
@@ -86,6 +88,12 @@ def weights_with_future_changed(ex, gen, B, T):
         changed = scores.clone()
         changed[:, t, :t + 1] = randn(gen, B, t + 1) * 3
         outs.append(causal_softmax(changed))
+    # one of the changed calls again, in a second worker: what it gave above was its own
+    t = int(torch.randint(0, T, (1,), generator=gen))
+    changed = scores.clone()
+    changed[:, t + 1:, :] = randn(gen, B, T - t - 1, T) * 3
+    changed[:, :, t + 1:] = randn(gen, B, T, T - t - 1) * 3
+    outs += [causal_softmax(changed), ex.elsewhere().causal_softmax(changed)]
     return outs
 
 
@@ -176,10 +184,11 @@ def test_causal_for_every_position(submission):
     for shape in shapes():
         B, T = shape["B"], shape["T"]
         outs = submission(weights_with_future_changed, **shape)
-        if not isinstance(outs, list) or len(outs) != 2 * T + 1:
+        if not isinstance(outs, list) or len(outs) != 2 * T + 3:
             fail("causal_softmax 没有在每次调用时返回一个张量",
                  "causal_softmax did not return one tensor per call")
         first = checked(outs[0], B, T)
+        expect_same_elsewhere(checked(outs[-2], B, T), checked(outs[-1], B, T), "causal_softmax")
         for t in range(T):
             diff = (checked(outs[t + 1], B, T)[:, :t + 1] - first[:, :t + 1]).abs()
             if diff.max() > CLOSE:
@@ -220,7 +229,8 @@ def test_jacobian(submission):
 def test_built_yourself(submission):
     """the mask and softmax are written by hand, not by PyTorch's ready-made attention
     掩码和 softmax 是亲手写的，没有调用 PyTorch 现成的注意力"""
-    expect_built_yourself(submission(calls), "causal_softmax")
+    got, want = submission.with_reference(calls)
+    expect_built_yourself(got, "causal_softmax", reference=want)
 
 
 @public(1, after=["test_shape"])

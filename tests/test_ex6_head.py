@@ -19,6 +19,7 @@ from grading.checks import (
     expect_no_loop,
     expect_repeatable,
     expect_row_gradients,
+    expect_same_elsewhere,
     expect_tensor,
     fail,
     hidden,
@@ -109,8 +110,9 @@ def twice(ex, gen, B, T, n_embd, head_size, block_size):
 
 def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_size):
     """Through a plain embedding: outputs for idx, for idx with tokens after t redrawn (each t),
-    for idx with token t itself changed (each t), and for idx once more (is forward repeatable?).
-    2T+2 tensors of (B, T, head_size)."""
+    for idx with token t itself changed (each t), for idx once more (is forward repeatable?), and
+    for one more idx with the tokens after a random t redrawn, here and in a second worker (does
+    an output depend on earlier calls?). 2T+4 tensors of (B, T, head_size)."""
     inputs = draw(gen, B, T, n_embd, head_size)
     head = Consistent(build(ex, inputs, n_embd, head_size, block_size),
                       "Head.forward")  # one pure function
@@ -130,6 +132,12 @@ def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_s
             changed[:, t] = (idx[:, t] + 1) % vocab_size  # a different token at position t
             outs.append(head(embedding(changed)))
         outs.append(head(embedding(idx)))
+        # one of the changed calls again, in a second worker: what it gave above was its own
+        t = int(torch.randint(0, T, (1,), generator=gen))
+        again = build(ex.elsewhere(), inputs, n_embd, head_size, block_size)
+        changed = idx.clone()
+        changed[:, t + 1:] = torch.randint(0, vocab_size, (B, T - t - 1), generator=gen)
+        outs += [head(embedding(changed)), again(embedding(changed))]
     return outs
 
 
@@ -143,14 +151,12 @@ def gradients(ex, gen, T, n_embd, head_size, block_size):
                          future.expand(T, T, n_embd), gen)
 
 
-def learning(ex, gen, B, T, n_embd, head_size, block_size, verified=True):
-    """What training would use: the gradients of a random loss for x and for the three weights.
-    verified=False: the worker's own, for a diagnosis (see grading.checks.shown_work.vjp)."""
+def learning(ex, gen, B, T, n_embd, head_size, block_size):
+    """What training would use: the gradients of a random loss for x and for the three weights."""
     inputs = draw(gen, B, T, n_embd, head_size)
     head = build(ex, inputs, n_embd, head_size, block_size)
     reply = vjp(head, [inputs["x"]], wrt=[0], grad_output=randn(gen, B, T, head_size),
-                parameters=[f"{name}.weight" for name in WEIGHTS], what="Head.forward",
-                verified=verified)
+                parameters=[f"{name}.weight" for name in WEIGHTS], what="Head.forward")
     if not isinstance(reply, dict):
         return {}
     grads = reply.get("parameter_grads") if isinstance(reply.get("parameter_grads"), dict) else {}
@@ -202,10 +208,11 @@ def test_causal_for_every_token(submission):
     for shape in SHAPES:
         T = shape["T"]
         outs = submission(tokens_after_t_changed, vocab_size=shape["vocab_size"], **sizes(shape))
-        if not isinstance(outs, list) or len(outs) != 2 * T + 2:
+        if not isinstance(outs, list) or len(outs) != 2 * T + 4:
             fail("forward 没有在每次调用时返回一个张量", "forward did not return one tensor per call")
         first = checked(outs[0], shape)
-        expect_repeatable(first, checked(outs[-1], shape), "forward")
+        expect_repeatable(first, checked(outs[2 * T + 1], shape), "forward")
+        expect_same_elsewhere(checked(outs[-2], shape), checked(outs[-1], shape), "forward")
         for t in range(T):
             diff = (checked(outs[1 + t], shape)[:, :t + 1] - first[:, :t + 1]).abs()
             if diff.max() > CLOSE:
@@ -279,8 +286,9 @@ def test_no_bias(submission):
 def test_vectorised(submission):
     """forward works on all positions at once, with no Python loop over them
     forward 一次处理所有位置，没有对位置的 Python 循环"""
-    expect_no_loop(submission(calls, n_embd=12, head_size=8, block_size=LONG_T + 8),
-                   "Head.forward", lambda: submission.source.loops("Head.forward"))
+    got, want = submission.with_reference(calls, n_embd=12, head_size=8, block_size=LONG_T + 8)
+    expect_no_loop(got, "Head.forward", lambda: submission.source.loops("Head.forward"),
+                   reference=want)
 
 
 @public(1)
@@ -312,8 +320,8 @@ def test_mask_is_not_trained(submission):
 def test_built_yourself(submission):
     """the head is built by hand, not from PyTorch's ready-made attention
     注意力头是亲手搭的，没有调用 PyTorch 现成的注意力"""
-    expect_built_yourself(submission(calls, n_embd=12, head_size=8, block_size=LONG_T + 8),
-                          "Head.forward")
+    got, want = submission.with_reference(calls, n_embd=12, head_size=8, block_size=LONG_T + 8)
+    expect_built_yourself(got, "Head.forward", reference=want)
 
 
 @public(1, after=["test_shape"])
@@ -564,7 +572,7 @@ def catalogued(probe):
                          "trained")
     if right and changed_everywhere(probe, inputs_after, [sizes(s) for s in SHAPES], ("x",)):
         return modifies_input_diagnosis("ex6", "Head.forward", ["x"], "x = x + …")
-    grads = probe.submission(learning, verified=False, **sizes(shape))
+    grads = probe.submission(learning, **sizes(shape))
     cut = [what for what, grad in grads.items() if what != "x" and grad is None]
     if cut and not right:
         first, again = probe.submission(twice, **sizes(shape))

@@ -21,6 +21,7 @@ from grading.checks.expect import (
     expect_gradients,
     expect_inputs_unchanged,
     expect_repeatable,
+    expect_same_elsewhere,
     expect_sequence,
     expect_tensor,
     fail,
@@ -56,7 +57,7 @@ __all__ = [
     "set_embedding", "set_linear", "trainable_shapes",
     # expect, and the tolerances
     "CLOSE", "GRADIENT_CLOSE", "NO_GRADIENT", "SHOULD_BE", "ZERO", "expect_close", "expect_dtype",
-    "expect_gradients", "expect_inputs_unchanged", "expect_repeatable", "expect_sequence",
+    "expect_gradients", "expect_inputs_unchanged", "expect_repeatable", "expect_same_elsewhere", "expect_sequence",
     "expect_tensor", "fail", "same", "sequence_name", "upper_triangle",
     # shown_work
     "LONG_T", "Consistent", "expect_built_yourself", "expect_no_loop", "loops", "shown_work", "vjp",

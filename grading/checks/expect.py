@@ -210,6 +210,20 @@ def expect_repeatable(first, again, what):
         not_repeatable(what)
 
 
+def expect_same_elsewhere(here, there, what):
+    """A call made again in a second worker process, where no earlier call of this check ran,
+    gave what it gave here: its output depends on its input alone, so a property that combines
+    many calls (causality by perturbation) is the code's own, not a memory of earlier calls."""
+    if isinstance(here, torch.Tensor) and isinstance(there, torch.Tensor) \
+            and here.shape == there.shape and not same(here, there):
+        fail(f"同一个输入，{what} 在一个新进程里第一次调用时的输出，和在前面那些调用之后的输出不一样："
+             "它把前面调用的什么东西（输入或输出的记忆）带进了这一次。每次调用只能由它自己的输入算出结果",
+             f"{what} gave another output for the same input in a fresh process, as its first "
+             "call, than it gave after the calls before: it carries something from one call to "
+             "the next (a memory of earlier inputs or outputs). Each call must compute from its "
+             "own input alone")
+
+
 def not_repeatable(what):
     raise CheckFailed(not_repeatable_text(what))
 

@@ -77,6 +77,7 @@ class GradingPlugin:
         self.seed = seed
         self.call_timeout = call_timeout
         self.workers = {}
+        self.elsewhere = {}  # exercise -> its second worker (see _elsewhere)
         self.results = []
         self.errors = []  # collection errors, problems of the tests themselves
         self.test_modules = {}  # exercise → its test module (HINTS, diagnose, diagnose_error)
@@ -277,12 +278,12 @@ class GradingPlugin:
         if exercise not in self.diagnoses and any(
                 r.status == "failed" for r in self.results if r.exercise == exercise):
             self.diagnoses[exercise] = self._diagnose(exercise)
-        worker = self.workers.pop(exercise, None)
-        if worker is not None:
-            try:
-                worker.close()
-            except GradingError:
-                pass
+        for worker in (self.workers.pop(exercise, None), self.elsewhere.pop(exercise, None)):
+            if worker is not None:
+                try:
+                    worker.close()
+                except GradingError:
+                    pass
 
     def _diagnose(self, exercise):
         """(Diagnosis or None, "" or what went wrong in the diagnosis itself)."""
@@ -308,6 +309,14 @@ class GradingPlugin:
                 self.backend, self.submission_dir, exercise, self.call_timeout)
         return self.workers[exercise]
 
+    def _elsewhere(self, exercise):
+        """A second worker of the exercise, in a process of its own: where a call is made again to
+        see that its output does not depend on what earlier calls left behind."""
+        if exercise not in self.elsewhere:
+            self.elsewhere[exercise] = ExerciseWorker(
+                self.backend, self.submission_dir, exercise, self.call_timeout)
+        return self.elsewhere[exercise]
+
     def reference_output(self, exercise, scenario, params, seed):
         """The solution's output for a scenario; the same for every submission of a batch (same
         seed, same test, same call), so it is kept for the life of the process."""
@@ -327,7 +336,8 @@ class GradingPlugin:
         while the worker's own time did not), the scenario runs again, with the same seed, in a
         new worker; twice busy is a grading error to regrade, never a point lost."""
         for attempt in range(BUSY_RETRIES + 1):
-            channel = WorkerChannel(self._worker(exercise))
+            channel = WorkerChannel(self._worker(exercise),
+                                    elsewhere=lambda: self._elsewhere(exercise))
             try:
                 return scenario(Module(channel), torch.Generator().manual_seed(seed), **params)
             except WorkerFailure as failure:
@@ -383,6 +393,15 @@ class SubmissionRunner:
 
     __call__ = submission
 
+    def with_reference(self, scenario, **params):
+        """(the scenario's result on the learner's module, on the solution's with the same draws,
+        or None where the solutions are absent): for a how-check, whose calls must compute the
+        right values to count."""
+        got = self.submission(scenario, **params)
+        if self.plugin.reference_module(self.exercise) is None:
+            return got, None
+        return got, self.plugin.reference_output(self.exercise, scenario, params, self.last_seed)
+
     def inputs(self, draw, **params):
         return draw(torch.Generator().manual_seed(self.last_seed), **params)
 
@@ -395,11 +414,7 @@ class Probe(SubmissionRunner):
     def __init__(self, plugin, exercise):
         super().__init__(plugin, exercise, f"{exercise}::diagnose")
 
-    def __call__(self, scenario, **params):
-        got = self.submission(scenario, **params)
-        if self.plugin.reference_module(self.exercise) is None:
-            return got, None
-        return got, self.plugin.reference_output(self.exercise, scenario, params, self.last_seed)
+    __call__ = SubmissionRunner.with_reference
 
     def recorded(self, scenario, **params):
         """For a record diff (grading.diagnosis.record_diff): the scenario's result on the

@@ -11,7 +11,6 @@ import torch
 
 from grading.errors import WorkerFailure
 from grading.i18n import Bi
-from grading.judge import replay
 from grading.wire import protocol
 from grading.wire.ops import Op
 from grading.worker.executor import Executor
@@ -19,21 +18,16 @@ from grading.worker.executor import Executor
 
 @dataclass
 class Call:
-    """One call of the learner's code as the judge holds it, to verify (grading.checks.shown_work):
-    its record, the judge's own copies of the arguments, and the object's tensors — the weights
-    the judge set, by their paths, then the object's other tensors as its first call showed them
-    (a buffer, a mask). `changed`: a path whose tensor a later call showed with another value
-    (state kept from one call to the next). `key`: calls with the same key must be the same
-    program."""
+    """One call of the learner's code as the judge holds it, for the how-checks
+    (grading.checks.shown_work) and the record diff: its record, the judge's own copies of the
+    arguments, and the weights the judge set on the object, by their paths (every other tensor
+    of the object comes in the record, by value)."""
     shown: object  # the record as it came: its operations packed (grading.wire.protocol.Packed)
     args: list
     output: object
     tensors: dict = field(default_factory=dict)
-    trainable: frozenset = frozenset()  # paths of the judge's weights that require a gradient
-    changed: str = ""
     key: tuple = ()
     budget: object = None  # the exercise's judge-time budget for replays (worker_handle)
-    _program: str = None
     _record: object = None
 
     @property
@@ -46,67 +40,45 @@ class Call:
             self._record = record
         return self._record
 
-    def program(self):
-        """The program the record is, as text (grading.judge.replay.program), made once."""
-        if self._program is None:
-            self._program = replay.program(self.record)
-        return self._program
-
-
-@dataclass
-class _Held:
-    """What the judge knows of one object of the learner's: the weights it set, and the object's
-    other tensors as its first recorded call showed them."""
-    weights: dict = field(default_factory=dict)
-    trainable: set = field(default_factory=set)
-    state: dict = None
-
 
 class Channel:
-    """Where a scenario's requests go. An untrusted channel (the learner's) keeps what the judge
-    knows of each object, to verify the calls' records against it."""
+    """Where a scenario's requests go. An untrusted channel (the learner's) keeps the weights the
+    judge set on each object, which its calls' records refer to."""
 
     trusted = False
     generation = 0
     worker = None
 
     def __init__(self):
-        self.held = {}  # handle -> _Held
+        self.weights = {}  # handle -> {path: the tensor the judge set there}
 
-    def set_weight(self, handle, path, tensor, requires_grad):
-        held = self.held.setdefault(handle, _Held())
-        held.weights[path] = tensor.detach().clone()
-        (held.trainable.add if requires_grad else held.trainable.discard)(path)
+    def elsewhere(self):
+        """The channel to the exercise's second worker: the solution's is itself."""
+        return self
+
+    def set_weight(self, handle, path, tensor):
+        self.weights.setdefault(handle, {})[path] = tensor.detach().clone()
 
     def call_of(self, target, args, reply, grad=None):
         """The Call of a reply {"output", "record"} to a call on `args` (the judge's); `grad`:
         the arguments that required a gradient, None when autograd was off."""
         handle = target.get("handle")
-        held = self.held.setdefault(handle, _Held()) if handle is not None else _Held(state={})
-        record = reply.get("record")
-        shown = record.get("state") if isinstance(record, dict) else None
-        shown = shown if isinstance(shown, dict) and all(
-            type(k) is str and type(v) is torch.Tensor for k, v in shown.items()) else {}
-        changed = ""
-        if held.state is None:  # the object's first call: its tensors as they were built
-            held.state = dict(shown)
-        else:
-            changed = next((path for path, tensor in shown.items() if path not in held.state
-                            or not _equal(tensor, held.state[path])), "")
-        shapes = tuple(tuple(a.shape) if isinstance(a, torch.Tensor) else repr(a) for a in args)
-        return Call(shown=record, output=reply.get("output"),
+        return Call(shown=reply.get("record"), output=reply.get("output"),
                     args=[a.clone() if isinstance(a, torch.Tensor) else a for a in args],
-                    tensors={**held.state, **held.weights}, trainable=frozenset(held.trainable),
-                    changed=changed, key=(repr(sorted(target.items())), shapes, grad is not None),
+                    tensors=dict(self.weights.get(handle, {})) if handle is not None else {},
                     budget=getattr(self.worker, "replay_budget", None))
 
 
 class WorkerChannel(Channel):
     """Requests to the worker of one exercise (grading.judge.worker_handle.ExerciseWorker)."""
 
-    def __init__(self, worker):
+    def __init__(self, worker, elsewhere=None):
         super().__init__()
         self.worker = worker
+        self._elsewhere = elsewhere  # () -> the exercise's second worker (Module.elsewhere)
+
+    def elsewhere(self):
+        return WorkerChannel(self._elsewhere()) if self._elsewhere else self
 
     @property
     def generation(self):
@@ -154,6 +126,11 @@ class Module:
         if name.startswith("_"):
             raise AttributeError(name)
         return Remote(self._channel, {"name": name})
+
+    def elsewhere(self):
+        """The same exercise module in a second worker, a process of its own (the solution's: this
+        one): a call made again there shows whether its output depends on earlier calls."""
+        return Module(self._channel.elsewhere())
 
 
 class Remote:
@@ -226,8 +203,7 @@ class Remote:
         returns what is there: {"type", "shape", "requires_grad"} or {"missing": name}."""
         found = self._request(Op.SET, handle=self._target["handle"], path=path, value=tensor)
         if not self._channel.trusted and found.get("shape") == list(tensor.shape):
-            self._channel.set_weight(self._target["handle"], path, tensor,
-                                     found.get("requires_grad") is True)
+            self._channel.set_weight(self._target["handle"], path, tensor)
         return found
 
     def inspect(self, path):
@@ -237,25 +213,15 @@ class Remote:
         """[[name, shape, requires_grad], …] of the object's named_parameters()."""
         return self._request(Op.PARAMETERS, handle=self._target["handle"])
 
-    def vjp(self, args, wrt, grad_output, parameters=(), unverified=False):
-        """The solution's {"output", "input_grads", "parameter_grads"}: see
-        grading.worker.executor.Executor.vjp. A worker's gradients never count: the judge
-        computes them from the record (grading.checks.shown_work.vjp); unverified=True asks the
-        worker for its own, for a diagnosis, which never costs a point."""
-        if not self._channel.trusted and not unverified:
-            raise TypeError("a worker's gradients are the judge's to compute: "
-                            "use grading.checks.shown_work.vjp")
+    def vjp(self, args, wrt, grad_output, parameters=()):
+        """{"output", "input_grads", "parameter_grads"}: see grading.worker.executor.Executor.vjp.
+        Values like any output, checked by the tests against the reference's and against finite
+        differences of forward calls."""
         return self._request(Op.VJP, target=self._target, args=arguments(args), wrt=list(wrt),
                              grad_output=grad_output, parameters=list(parameters))
 
     def __repr__(self):
         return f"<{self.type_name or self._target.get('name')} of the learner's>"
-
-
-def _equal(a, b):
-    return a.shape == b.shape and a.dtype == b.dtype and bool(
-        torch.equal(a, b) or (a.is_floating_point() and torch.allclose(a, b, equal_nan=True,
-                                                                       rtol=0, atol=0)))
 
 
 def arguments(args):

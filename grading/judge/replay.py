@@ -20,20 +20,20 @@ T), its operations whether it used ready-made attention. What ran outside torch 
 arithmetic on numbers read out of tensors) is in no record: the replay then gives other values on
 new inputs, and the check says so.
 """
+import hashlib
 import json
 import math
 import time
+from dataclasses import dataclass
 
 import torch
 
 from grading.errors import ReplayError
 from grading.wire.record import (
     MAX_ELEMENTS,
-    SCALAR_ENTRIES,
     fill_uninitialised,
     is_attention,
     operator_name,
-    output_pairs,
 )
 from grading.wire.record import references as tensor_references
 
@@ -69,12 +69,15 @@ _NAMED = set("""
     add sub rsub mul div true_divide floor_divide remainder fmod neg negative positive abs
     reciprocal exp exp2 expm1 log log2 log10 log1p sqrt rsqrt pow square sigmoid tanh relu gelu
     silu softplus erf sign sgn floor ceil round trunc frac maximum minimum fmax fmin lerp addcmul
-    addcdiv eq ne lt le gt ge greater less greater_equal less_equal logical_and logical_or
+    addcdiv isclose eq ne lt le gt ge greater less greater_equal less_equal logical_and logical_or
     logical_not logical_xor bitwise_and bitwise_or bitwise_not bitwise_xor sin cos hardtanh
     leaky_relu elu threshold xlogy copysign _conj conj resolve_conj resolve_neg
     """.split())
-_REFUSED = {"_local_scalar_dense", "item", "equal", "is_nonzero", "set_", "resize_",
-            "as_strided", "as_strided_", "from_file", "_assert_async", "_print"}
+# Reads of a tensor into Python (an assert, a print, a bounds check) replay: they are part of the
+# program, and give a number nothing else depends on, or one the data path uses (see Work).
+_READS = {"_local_scalar_dense", "item", "equal", "allclose", "is_nonzero", "is_same_size",
+          "_is_all_true", "_is_any_true", "_assert_async", "_assert_scalar", "sym_constrain_range"}
+_REFUSED = {"set_", "resize_", "as_strided", "as_strided_", "from_file", "_print"}
 _UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 _MATMUL = {"mm", "bmm", "matmul", "addmm", "baddbmm", "addbmm", "dot", "vdot", "mv", "outer",
            "einsum", "linear", "tensordot"}  # their results: at most the product of two inputs
@@ -110,9 +113,7 @@ def _resolve(name):
         raise ReplayError("operation", f"{str(name)[:80]!r} is not one of PyTorch's aten "
                           "operators", str(name)[:80])
     if op in _REFUSED:
-        kind = "outside" if op in ("_local_scalar_dense", "item", "equal", "is_nonzero") \
-            else "operation"
-        raise ReplayError(kind, f"{op} is not replayed", op)
+        raise ReplayError("operation", f"{op} is not replayed", op)
     try:
         overload = getattr(getattr(torch.ops.aten, op), name.split(".")[2])
     except (AttributeError, RuntimeError):
@@ -160,7 +161,7 @@ def allowed(op, overload):
         return True
     if torch.Tag.nondeterministic_seeded in getattr(overload, "tags", ()):
         return False
-    return op in _NAMED or op.rstrip("_") in _NAMED or op in _UNINITIALISED or is_attention(op)
+    return op in _NAMED or op.rstrip("_") in _NAMED or op in _UNINITIALISED or op in _READS
 
 
 def attention_used(record):
@@ -215,18 +216,14 @@ def references(record, kind):
 
 def made_outside(record):
     """The shape of the first tensor in a record that is neither an input, nor a result of one of
-    its operations, nor one of the object's tensors, nor a number (at most SCALAR_ENTRIES
-    entries): work done outside torch (numpy, a Python loop or list, operations hidden from the
-    record). None when there is none."""
+    its operations, nor one of the judge's weights, nor a constant shown by value: one too large
+    for a record to show (grading.worker.executor.CONST_ENTRIES). None when there is none."""
     in_ops, in_output = _walked(record)
-    for kind, x in in_ops:
+    for kind, x in in_ops + in_output:
         if kind == "outside":
             return x if isinstance(x, list) and all(type(n) is int for n in x) else []
-        if kind == "const" and (type(x) is not torch.Tensor or x.numel() > SCALAR_ENTRIES):
-            return list(x.shape) if type(x) is torch.Tensor else []
-    for kind, x in in_output:
-        if kind == "outside":
-            return x if isinstance(x, list) and all(type(n) is int for n in x) else []
+        if kind == "const" and type(x) is not torch.Tensor:
+            return []
     return None
 
 
@@ -247,21 +244,100 @@ def _walked(record):
     return in_ops, in_output
 
 
-def program(record):
-    """The program a record is, as text: two calls whose records give the same text computed the
-    same way (the same operations, on the same kinds of references, with the same numbers)."""
-    def plain(value):  # what json cannot write itself: a tensor (a number's, else its shape)
+@dataclass
+class Work:
+    """What a verified record shows of how its call computed: `data_ops`, the operations on the
+    data path (those that read the call's inputs or the judge's weights, or what was made of
+    them), and `program`, that path as text with each constant by its value. Constants — tensors
+    that depend only on the sizes, however they were made (numpy, a list, a loop, a cache, torch
+    operations on no data) — are not counted: a loop that builds a mask is no loop over the data.
+    Two calls of the same sizes with other inputs must give the same program: a "constant" made
+    outside torch from the inputs changes with them."""
+    output: object
+    data_ops: int
+    program: str
+
+
+def measure(record, inputs, params=None, budget=None):
+    """Replay a record (see replay) and measure its data path: a Work."""
+    trace = Trace()
+    output = replay(record, inputs, params, budget=budget, trace=trace)
+    return Work(output, trace.count, json.dumps(trace.ops, allow_nan=True))
+
+
+class Trace:
+    """Follows the data through a replay: a tensor holds data when its storage is an input's, a
+    weight's, or one an operation on data wrote (an in-place write into a constant makes it data,
+    and every view of it). A number read out of data (.item()) is data too where an operation
+    takes it."""
+
+    def __init__(self):
+        self.storages, self.scalars, self.ops, self.count = set(), set(), [], 0
+
+    def start(self, inputs, params):
+        for t in list(inputs) + list(params.values()):
+            self._mark(t)
+
+    def _mark(self, value):
         if isinstance(value, torch.Tensor):
-            return ["tensor", value.tolist() if value.numel() <= SCALAR_ENTRIES
-                    else list(value.shape)]
+            pointer = _storage(value)
+            if pointer:
+                self.storages.add(pointer)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                self._mark(v)
+
+    def _reads_data(self, value):
+        kind = type(value)
+        if kind is torch.Tensor:
+            return _storage(value) in self.storages
+        if kind is list or kind is tuple:
+            return any(self._reads_data(v) for v in value)
+        if kind is dict:
+            return any(self._reads_data(v) for v in value.values())
+        return (kind is float or kind is int) and value in self.scalars
+
+    def step(self, name, op, args, kwargs, result):
+        if not (self._reads_data(args) or self._reads_data(kwargs)):
+            return  # a constant: it depends on the sizes alone
+        self.count += 1
+        self._mark(result)
+        if op in _READS and isinstance(result, (int, float)) and not isinstance(result, bool):
+            self.scalars.add(result)
+        self.ops.append([name, self.plain(args), self.plain(kwargs)])
+
+    def plain(self, value):
+        """An argument as the program's text shows it: data by its shape, a constant by its value."""
+        kind = type(value)
+        if kind is torch.Tensor:
+            if _storage(value) in self.storages:
+                return ["data", list(value.shape)]
+            return ["constant", list(value.shape), str(value.dtype), _digest(value)]
+        if kind is list or kind is tuple:
+            return [self.plain(v) for v in value]
+        if kind is dict:
+            return {str(k): self.plain(v) for k, v in value.items()}
+        if (kind is float or kind is int) and value in self.scalars:
+            return "read from data"
+        if kind in _PLAIN and (kind is not float or math.isfinite(value)):
+            return value
         return repr(value)
-    ops = record.get("ops") if isinstance(record, dict) else None
+
+
+def _storage(tensor):
     try:
-        return json.dumps([[op[:3] for op in ops] if isinstance(ops, list) else None,
-                           record.get("output") if isinstance(record, dict) else None],
-                          default=plain, allow_nan=True, check_circular=False)
-    except (TypeError, ValueError, RecursionError):
-        return repr(record)[:100_000]
+        return tensor.untyped_storage().data_ptr() if tensor.numel() else 0
+    except (RuntimeError, NotImplementedError):
+        return 0
+
+
+def _digest(tensor):
+    flat = tensor.detach().reshape(-1).contiguous()
+    try:
+        data = flat.view(torch.uint8).numpy().tobytes()
+    except (RuntimeError, TypeError):
+        data = repr(flat.tolist()).encode()
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
 class Budget:
@@ -279,12 +355,13 @@ class Budget:
         self.left -= time.thread_time() - started
 
 
-def replay(record, inputs, params=None, fill=None, budget=None, grad=False):
+def replay(record, inputs, params=None, fill=None, budget=None, grad=False, trace=None):
     """The output the record computes for `inputs` (the call's arguments) and `params` ({path:
     tensor}): a tensor, or a tuple of them. Raises ReplayError when it cannot be verified.
     Uninitialised allocations come filled as in the worker (fill=0: with zeros). `budget`: the
     exercise's Budget. grad=True: autograd on where it was on in the worker, on the very tensors
-    given (the caller's leaves); else every operation runs without autograd, on copies."""
+    given (the caller's leaves); else every operation runs without autograd, on copies. trace: a
+    Trace, told of every operation (see measure)."""
     overloads = check(record)
     overloads = [_filled(overload, fill) if operator_name(op[0]) in _UNINITIALISED else overload
                  for op, overload in zip(record["ops"], overloads)]
@@ -298,12 +375,14 @@ def replay(record, inputs, params=None, fill=None, budget=None, grad=False):
     deadline = budget.deadline()
     try:
         with torch.no_grad() if not grad else torch.enable_grad():
-            return _run(record, overloads, inputs, params, results, work, deadline, grad)
+            if trace is not None:
+                trace.start(inputs, params)
+            return _run(record, overloads, inputs, params, results, work, deadline, grad, trace)
     finally:
         budget.spend(started)
 
 
-def _run(record, overloads, inputs, params, results, work, deadline, grad):
+def _run(record, overloads, inputs, params, results, work, deadline, grad, trace=None):
 
     def value(ref, depth=0):
         kind = type(ref)
@@ -347,10 +426,15 @@ def _run(record, overloads, inputs, params, results, work, deadline, grad):
             raise ReplayError("malformed", f"{op} does not run as recorded: {first}",
                               op) from None
         results.append(result)
+        if trace is not None:
+            trace.step(name, op, call_args, call_kwargs, result)
     output = record.get("output")
     if isinstance(output, dict) and "opaque" in output:
         raise ReplayError("malformed", "the call returned no tensor")
-    return tuple(value(output)) if isinstance(output, list) else value(output)
+    returned = tuple(value(output)) if isinstance(output, list) else value(output)
+    if trace is not None:
+        trace.ops.append(["output", trace.plain(returned)])
+    return returned
 
 
 def _output(x, inputs, results, params):
@@ -573,86 +657,3 @@ def same(a, b, atol=1e-5, rtol=1e-5):
         return False
     a, b = a.detach().double(), b.detach().double()
     return bool(torch.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True))
-
-
-
-def gradients(call, wrt, grad_output, parameters, step=1e-3):
-    """The gradients of Σ grad_output · out through a call's record (a grading.judge.remote.Call),
-    by autograd here, over the replayed record, with autograd on where it was on in the worker:
-    ([the gradient of each argument in wrt], {path: the gradient of each weight in `parameters`},
-    whether they agree with finite differences of the replayed output along a random direction).
-    out and grad_output: a tensor each, or tuples of them of one length ((q, k, v)). None when
-    no output carries a gradient (or an output is no tensor of its grad_output's shape). Raises
-    ReplayError when the record cannot be replayed."""
-    leaves = {i: call.args[i].detach().clone().requires_grad_(True) for i in wrt}
-    tensors = {path: tensor.detach().clone().requires_grad_(path in call.trainable
-                                                           and tensor.is_floating_point())
-               for path, tensor in call.tensors.items()}
-    fed = [leaves[i] * 1 if i in leaves else a.clone() if isinstance(a, torch.Tensor) else a
-           for i, a in enumerate(call.args)]
-    out = replay(call.record, fed, tensors, budget=call.budget, grad=True)
-    pairs = output_pairs(out, grad_output)
-    if pairs is None or not any(o.requires_grad for o, _ in pairs):
-        return None
-    named = [path for path in parameters if path in tensors and tensors[path].requires_grad]
-    wanted = [leaves[i] for i in wrt] + [tensors[path] for path in named]
-    try:
-        with torch.enable_grad():
-            loss = sum((o * g).sum() for o, g in pairs if o.requires_grad)
-            grads = torch.autograd.grad(loss, wanted, allow_unused=True)
-    except RuntimeError as error:  # as the learner's own backward would raise
-        first = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
-        raise ReplayError("autograd", first) from None
-    input_grads = list(grads[:len(wrt)])
-    parameter_grads = {path: grads[len(wrt) + k] for k, path in enumerate(named)}
-    parameter_grads.update({path: None for path in parameters if path not in parameter_grads})
-    return input_grads, parameter_grads, _agrees(call, wrt, named, grads, grad_output, step)
-
-
-def _agrees(call, wrt, named, grads, grad_output, step):
-    """The directional derivative the gradients give, along a random direction of the arguments
-    in wrt and the weights named, agrees with central differences of the replayed output (in
-    float64 where the record allows it): a custom backward, or a shortcut whose forward and
-    gradient are two different computations, does not."""
-    if not all(g is None or bool(torch.isfinite(g).all()) for g in grads):
-        return True  # not finite: the checks on finite numbers say so, in their own words
-    gen = torch.Generator().manual_seed(0)
-    directions = [torch.randn(g.shape, generator=gen, dtype=torch.float64)
-                  for g in [call.args[i] for i in wrt] + [call.tensors[p] for p in named]]
-    claimed = sum(float((g.double() * d).sum()) for g, d in zip(grads, directions)
-                  if g is not None)
-    scale = math.sqrt(sum(float((g.double() ** 2).sum()) for g in grads if g is not None)) \
-        * math.sqrt(sum(float((d ** 2).sum()) for d in directions))
-    for dtype in (torch.float64, None):
-        try:
-            values = [output_pairs(_moved(call, wrt, named, directions, sign * step, dtype),
-                             grad_output) for sign in (1, -1)]
-        except ReplayError:
-            continue
-        if any(v is None for v in values):
-            return False
-        if not all(bool(torch.isfinite(o).all()) for v in values for o, _ in v):
-            return True  # as above
-        numeric = sum(float((g.double() * (a.double() - b.double())).sum())
-                      for (a, g), (b, _) in zip(*values)) / (2 * step)
-        tolerance = 2e-2 * max(abs(numeric), abs(claimed)) + 1e-3 * scale + 1e-6
-        if dtype is None:  # float32: its rounding, divided by the step
-            tolerance += sum(1e-4 * float(g.double().abs().sum())
-                             * max(1.0, float(a.double().abs().max())) for a, g in values[0]
-                             ) / step
-        return math.isfinite(numeric) and abs(numeric - claimed) <= tolerance
-    return False
-
-
-def _moved(call, wrt, named, directions, amount, dtype):
-    """The replayed output with the arguments in wrt and the weights named moved by
-    amount · direction (in dtype, or in their own)."""
-    def cast(t):
-        return t.to(dtype) if dtype is not None and t.is_floating_point() else t
-    args = [cast(a) if isinstance(a, torch.Tensor) else a for a in call.args]
-    tensors = {path: cast(t) for path, t in call.tensors.items()}
-    for k, i in enumerate(wrt):
-        args[i] = args[i] + (amount * directions[k]).to(args[i].dtype)
-    for k, path in enumerate(named, start=len(wrt)):
-        tensors[path] = tensors[path] + (amount * directions[k]).to(tensors[path].dtype)
-    return replay(call.record, args, tensors, budget=call.budget)

@@ -3,9 +3,9 @@
 A record is one call's aten operations, in order, as data (grading.worker.executor.Executor makes it
 for every call it answers; grading.judge.replay replays it). Each tensor in it is a reference:
 {"in": i} the call's i-th argument, {"out": [k, j]} the j-th result of operation k, {"param": path}
-a tensor of the called object at an attribute path, {"const": t} a tensor of at most one entry
-(a number such as −∞ made into a tensor), {"outside": shape} any other tensor, one that no operation
-of the call made: work done outside torch.
+a weight the judge set on the called object, at its attribute path, {"const": t} any other tensor
+that no operation of the call made (a number such as −∞ made into a tensor, a mask buffer, a
+mask from numpy, a cache), shown by value, {"outside": shape} one too large to show.
 
 Both sides fill uninitialised memory (torch.empty and its kin) alike, so that code which reads it
 computes in the worker what its record computes in the judge.
@@ -14,7 +14,6 @@ import math
 
 UNINITIALISED = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
                            "new_empty_strided"})
-SCALAR_ENTRIES = 1  # a constant tensor of at most this many entries is a number, not data
 MAX_ELEMENTS = 1 << 22  # entries one operation may make: the judge replays no larger one
 
 

@@ -11,7 +11,6 @@ import torch
 from grading.wire.ops import EXECUTOR, Op
 from grading.wire.protocol import Handle, Packed
 from grading.wire.record import (
-    SCALAR_ENTRIES,
     UNINITIALISED,
     fill_uninitialised,
     is_attention,
@@ -20,7 +19,8 @@ from grading.wire.record import (
 )
 
 MAX_RECORD = 4000  # operations of one recorded call: a head takes about 30
-MAX_STATE = 1 << 20  # entries of an object's own tensors shown with its first call
+CONST_ENTRIES = 1 << 16  # entries of one constant a record shows by value (a mask of 256 × 256)
+CONST_TOTAL = 1 << 18  # entries of all the constants of one call
 # PyTorch's ready-made attention by its functions' names (record.is_attention): on some releases
 # (2.4) a call of F.scaled_dot_product_attention, or of a private kernel of it, reaches only plain
 # aten operations, which show nothing of it.
@@ -48,7 +48,6 @@ class Executor:
         self.objects = []
         self.records = records
         self.set_paths = {}  # handle -> the attribute paths the judge set, in order
-        self.shown_state = set()  # handles whose tensors a record has shown
 
     def run(self, request):
         op = request["op"]
@@ -182,44 +181,16 @@ class Executor:
         return {"output": _detached(out), "input_grads": list(grads[:count]),
                 "parameter_grads": {n: g for (n, _), g in zip(named, grads[count:])}}
 
-    def _object_tensors(self, handle):
-        """{id(tensor): (path, tensor)} of the object's tensors: those the judge set, under the
-        path set last (a layer reachable under two names holds the value set last), then its
-        parameters, buffers and plain tensor attributes, each under the first path to it."""
-        import torch.nn as nn
-        obj, named = self.objects[handle], {}
+    def _set_tensors(self, handle):
+        """{id(tensor): path} of the tensors the judge set on the object (its weights), each under
+        the path set last: a layer reachable under two names holds the value set last. Every
+        other tensor of the object (a mask buffer, a cache) is a constant of the call's record."""
+        named = {}
         for path in self.set_paths.get(handle, []):
             found, missing = self._resolve(handle, path)
             if not missing and isinstance(found, torch.Tensor):
-                named[id(found)] = (path, found)
-        modules = obj.named_modules(remove_duplicate=False) if isinstance(obj, nn.Module) \
-            else [("", obj)]
-        for prefix, module in modules:
-            held = list(getattr(module, "_parameters", {}).items()) \
-                + list(getattr(module, "_buffers", {}).items()) \
-                + [(k, v) for k, v in vars(module).items() if isinstance(v, torch.Tensor)]
-            for name, tensor in held:
-                if isinstance(tensor, torch.Tensor) and id(tensor) not in named:
-                    named[id(tensor)] = (f"{prefix}.{name}" if prefix else name, tensor)
+                named[id(found)] = path
         return named
-
-    def _first_state(self, handle, named):
-        """The object's tensors as they are before its first recorded call, but for those the
-        judge set (it holds their values): {path: tensor}. Shown once; the judge keeps them, so
-        that every later call is checked against the object as it was built."""
-        if handle is None or handle in self.shown_state:
-            return {}
-        self.shown_state.add(handle)
-        set_paths = set(self.set_paths.get(handle, []))
-        state, entries = {}, 0
-        for path, tensor in named.values():
-            if path in set_paths or tensor.layout != torch.strided:
-                continue
-            entries += tensor.numel()
-            if entries > MAX_STATE:
-                break
-            state[path] = torch.Tensor(tensor.detach()).clone()
-        return state
 
     def record(self, target, args, kwargs, handle=None, grad=False):
         """Run one call and show its work: (what it returned, its record). The record holds every
@@ -228,18 +199,17 @@ class Executor:
         {"ops": [[name, args, kwargs, grad], …] (packed: the judge decodes them only for the
          checks that read them), "output": a reference, "truncated": bool,
          "state": {path: tensor}: the object's tensors before its first recorded call}.
-        Nothing here is trusted: the judge replays the record itself."""
+        Nothing here is trusted: the judge replays the record itself, and only for the how-checks
+        (no loop, built by hand); what the call returned is what every other check reads."""
         recorder_mode, calls_mode = _modes()
         known = {}  # id(tensor) -> its reference; `alive` keeps every one so ids stay unique
         alive = list(args)
         for i, a in enumerate(args):
             if isinstance(a, torch.Tensor):
                 known[id(a)] = {"in": i}
-        named = self._object_tensors(handle) if handle is not None else {}
-        for number, (path, tensor) in named.items():
+        for number, path in (self._set_tensors(handle) if handle is not None else {}).items():
             known.setdefault(number, {"param": path})
-            alive.append(tensor)
-        state = self._first_state(handle, named)
+        held = [0]  # entries of the constants shown so far (CONST_TOTAL at most)
         ops, truncated = [], [False]
 
         def ref(value):  # (the hot path of every call: plain values and tensors first)
@@ -250,11 +220,9 @@ class Executor:
                 return [v if type(v) in _PLAIN else ref(v) for v in value]
             if isinstance(value, torch.Tensor):
                 found = known.get(id(value))
-                if found is None:
+                if found is None:  # a tensor no operation of the call made: a constant
                     alive.append(value)
-                    small = value.layout == torch.strided and value.numel() <= SCALAR_ENTRIES
-                    found = known[id(value)] = {"const": torch.Tensor(value.detach()).clone()} \
-                        if small else {"outside": list(value.shape)}
+                    found = known[id(value)] = _constant(value, held)
                 return found
             if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
                 return {type(value).__name__: str(value).removeprefix("torch.")}
@@ -297,7 +265,18 @@ class Executor:
             returned = target(*args, **kwargs)
         output = ref(returned)  # (before packing: it may add a reference)
         return returned, {"ops": Packed(ops), "output": output, "truncated": truncated[0],
-                          "state": state, "ready_made": ready_made}
+                          "ready_made": ready_made}
+
+
+def _constant(value, held):
+    """The reference of a tensor that no operation of the call made (a buffer, a mask from numpy
+    or a list, a cache): {"const": its value}, or {"outside": its shape} beyond CONST_ENTRIES (or
+    CONST_TOTAL for the call), which the judge cannot replay."""
+    if value.layout == torch.strided and not value.is_quantized and value.numel() <= CONST_ENTRIES \
+            and held[0] + value.numel() <= CONST_TOTAL:
+        held[0] += value.numel()
+        return {"const": torch.Tensor(value.detach()).clone()}
+    return {"outside": list(value.shape)}
 
 
 _MODES = []  # (Recorder, Calls), made once: a class made for every call costs 30 us

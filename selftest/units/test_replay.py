@@ -128,7 +128,6 @@ def test_ready_made_attention_is_named_by_its_function_where_aten_hides_it(call,
 @pytest.mark.parametrize("name, kind", [
     ("aten.from_file.default", "operation"),  # reads a file
     ("aten.normal.Tensor_float", "random"),
-    ("aten._local_scalar_dense.default", "outside"),  # .item()
     ("mylib.attention.default", "operation"),  # not torch's own
     ("aten.no_such_operator.default", "operation"),
     ("os.system", "operation"),
@@ -203,22 +202,76 @@ def test_malformed_records_are_refused(record):
         replay.replay(record, [torch.ones(2)])
 
 
-def test_a_tensor_made_outside_torch_is_refused_a_number_is_not():
-    """What no operation of the call made (numpy, a Python list, operations hidden from the
-    record) comes as "outside" and cannot be verified; a number made into a tensor can."""
-    module = types.SimpleNamespace(f=lambda x: torch.from_numpy(x.numpy() * 2),
-                                   g=lambda x: x * torch.tensor(2.0),
-                                   h=lambda x: x + torch.tensor([1.0, 2.0, 3.0]))
-    for name in ("f", "h"):
-        _, record = traced([torch.ones(3)], module, name=name)
-        with pytest.raises(ReplayError) as refused:
-            replay.replay(record, [torch.ones(3)])
-        assert refused.value.kind == "made_outside" and refused.value.name == "(3,)"
-    _, record = traced([torch.ones(3)], module, name="g")
-    assert replay.same(replay.replay(record, [torch.full((3,), 5.0)]), torch.full((3,), 10.0))
-    forged_const = forged(("aten.mul.Tensor", [{"in": 0}, {"const": torch.ones(3)}], {}))
-    with pytest.raises(ReplayError):  # a worker that sends the data as a constant anyway
-        replay.replay(forged_const, [torch.ones(3)])
+def test_host_side_work_is_honest_a_constant_by_value_a_read_replayed():
+    """Values decide, the record only adds: a tensor no operation made (numpy, a list, a cache)
+    comes by value and replays as a constant; a read into Python (.item() in a print, an assert)
+    replays as part of the program; neither counts on the data path."""
+    import numpy as np
+    module = types.SimpleNamespace(
+        numpy_mask=lambda s: s.masked_fill(torch.from_numpy(
+            np.tril(np.ones((s.shape[-1],) * 2))) == 0, float("-inf")).softmax(-1),
+        torch_mask=lambda s: s.masked_fill(torch.tril(torch.ones(
+            s.shape[-1], s.shape[-1])) == 0, float("-inf")).softmax(-1),
+        printed=lambda s: (print(s.max().item()), assert_finite(s), s.softmax(-1))[-1])
+    works = {}
+    for name in module.__dict__:
+        programs = set()
+        for _ in range(2):  # two calls of the same sizes, other inputs: one program
+            s = torch.randn(2, 4, 4)
+            _, record = traced([s], module, name=name)
+            work = replay.measure(record, [s])
+            assert replay.same(work.output, getattr(module, name)(s))
+            programs.add(work.program)
+        assert len(programs) == 1, name
+        works[name] = work
+    assert works["numpy_mask"].data_ops == works["torch_mask"].data_ops  # a constant: not counted
+    assert works["numpy_mask"].program == works["torch_mask"].program
+    assert works["printed"].data_ops <= 12  # the reads: a few, whatever T
+
+
+def assert_finite(s):
+    assert torch.isfinite(s).all() and torch.allclose(s, s)
+
+
+def test_work_outside_torch_on_the_inputs_changes_the_program():
+    """What is computed from the inputs outside torch (numpy on x) reaches the record as a
+    constant that changes with the inputs: two calls of the same sizes are not one program, so
+    the how-checks cannot be satisfied by it. A worker that sends data as a constant anyway is
+    the same: its constant is not the inputs'."""
+    module = types.SimpleNamespace(f=lambda x: torch.from_numpy(x.numpy() * 2) + 0)
+    programs = set()
+    for _ in range(2):
+        x = torch.randn(3)
+        _, record = traced([x], module, name="f")
+        programs.add(replay.measure(record, [x]).program)
+    assert len(programs) == 2
+    too_large = forged(("aten.mul.Tensor", [{"in": 0}, {"outside": [3]}], {}))
+    with pytest.raises(ReplayError) as refused:
+        replay.replay(too_large, [torch.ones(3)])
+    assert refused.value.kind == "made_outside"
+
+
+def test_a_loop_over_positions_counts_on_the_data_path_a_loop_over_a_mask_does_not():
+    def loop_rows(s):
+        return torch.stack([s[:, t].softmax(-1) for t in range(s.shape[1])], dim=1)
+
+    def loop_mask(s):
+        T = s.shape[-1]
+        mask = torch.zeros(T, T, dtype=torch.bool)
+        for i in range(T):
+            for j in range(i + 1, T):
+                mask[i, j] = True
+        return s.masked_fill(mask, float("-inf")).softmax(-1)
+
+    module = types.SimpleNamespace(loop_rows=loop_rows, loop_mask=loop_mask)
+    counts = {}
+    for name in ("loop_rows", "loop_mask"):
+        for T in (4, 8):
+            s = torch.randn(2, T, T)
+            _, record = traced([s], module, name=name)
+            counts[name, T] = replay.measure(record, [s]).data_ops
+    assert counts["loop_rows", 8] > counts["loop_rows", 4]
+    assert counts["loop_mask", 8] == counts["loop_mask", 4]
 
 
 def test_a_tensor_made_outside_is_found_inside_a_keyword_argument():

@@ -207,6 +207,10 @@ class Runner:
         return scenario(Module(self.channel), torch.Generator().manual_seed(self.last_seed),
                         **params)
 
+    def with_reference(self, scenario, **params):
+        got = self(scenario, **params)
+        return got, wanted(self.exercise, scenario, params, self.last_seed)
+
     def inputs(self, draw, **params):
         return draw(torch.Generator().manual_seed(self.last_seed), **params)
 
