@@ -17,7 +17,7 @@ import math
 import torch
 
 from grading.checks.expect import fail, not_repeatable_text, same
-from grading.errors import CheckFailed, ReplayError
+from grading.errors import CheckFailed, GateFailed, ReplayError
 from grading.i18n import Bi
 from grading.judge import replay
 
@@ -27,6 +27,14 @@ from grading.judge import replay
 LONG_T = 128
 LOOP_SIZES = ((2, 4), (2, 8), (4, 4), (2, LONG_T))
 MOST_OPS = LONG_T * 3 // 4  # more operations than this on the data path of one call: a loop
+
+
+# How the code computes counts only for calls that compute the right values: until they do, a
+# how-check waits (it is never a failed property).
+RIGHT_VALUES = Bi("它在这些大小上算出参考答案的值", "it computes the solution's values at these sizes")
+RIGHT_VALUES_FIRST = Bi("这一项只看算对了的调用：它要等输出和参考答案一致之后才计分",
+                        "this check reads only calls that compute the right values: it counts "
+                        "once the outputs match the solution's")
 
 
 def shown_work(function, make_args, sizes=LOOP_SIZES):
@@ -100,10 +108,7 @@ def verified(shown, what, reference=None):
         programs = set()
         for k, (output, call) in enumerate(calls):
             if wanted is not None and k < len(wanted) and not same(output, wanted[k][0]):
-                raise CheckFailed(_could_not(
-                    what, f"在 {size} 时它的输出和参考答案不一样，而这一项只看算对了的调用",
-                    f"at {size} its output differs from the solution's, and this check reads "
-                    "only calls that compute the right values"))
+                raise GateFailed(RIGHT_VALUES_FIRST, needs=RIGHT_VALUES)
             if call is None:
                 continue
             work = verify(call, what)
@@ -203,16 +208,18 @@ class Consistent:
         return vjp(self.function, args, what=self.what, **kwargs)
 
 
-def vjp(function, args, wrt, grad_output, parameters=(), what="forward"):
+def vjp(function, args, wrt, grad_output, parameters=(), what="forward", checked=True):
     """The gradients a call sends back: {"output", "input_grads", "parameter_grads"} as the
     solution's (grading.worker.executor.Executor.vjp), for `wrt` (the arguments' positions) and
     `parameters` (attribute paths of the object's weights the judge set, "query.weight"). They
     are values like any output, compared with the reference's by the tests; and, for the
     learner's code, with how its own forward calls change along a random direction of the
     arguments in wrt (central differences): a backward of its own, or a forward whose gradient
-    is another computation's (out = masked + (unmasked − masked).detach()), fails here."""
+    is another computation's (out = masked + (unmasked − masked).detach()), fails here.
+    checked=False, for a diagnosis (which must see the gradients, whatever they are): no
+    comparison with the forward calls."""
     reply = function.vjp(args, wrt=wrt, grad_output=grad_output, parameters=parameters)
-    if function.trusted or not wrt or not isinstance(reply, dict):
+    if function.trusted or not checked or not wrt or not isinstance(reply, dict):
         return reply
     grads = reply.get("input_grads")
     if not (isinstance(grads, list) and len(grads) == len(wrt) and all(
@@ -224,7 +231,11 @@ def vjp(function, args, wrt, grad_output, parameters=(), what="forward"):
     directions = [torch.randn(args[i].shape, generator=gen) for i in wrt]
     claimed = sum(float((g.double() * d.double()).sum()) for g, d in zip(grads, directions))
     numeric = slope(function, args, wrt, directions, grad_output)
-    if numeric is not None and not agree(claimed, numeric):
+    if numeric is None:
+        fail(f"{what} 在离输入一小步的地方没有给出同形状、都是有限数的输出，所以没法用有限差分核对它的梯度",
+             f"{what} gave no output of the same shape and of finite numbers a small step "
+             "away from the input, so its gradient cannot be checked by finite differences")
+    if not agree(claimed, numeric):
         fail(f"autograd 通过 {what} 算出的梯度，和它的输出实际怎样随输入变化对不上（沿一个随机方向：梯度给出 "
              f"{claimed:.4g}，有限差分给出 {numeric:.4g}）：一部分计算被切断在 autograd 之外"
              "（.detach()、.data、torch.no_grad()，或者自己写的 backward）",
@@ -247,6 +258,8 @@ def slope(function, args, wrt, directions, grad_output, step=1e-3):
     wanted = grad_output if isinstance(grad_output, (list, tuple)) else [grad_output]
     pairs = []
     for out in moved:
+        if isinstance(grad_output, torch.Tensor) and not isinstance(out, torch.Tensor):
+            return None  # one tensor was wanted: a tuple of it is another output
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
         if len(outs) != len(wanted) or not all(
                 isinstance(o, torch.Tensor) and o.is_floating_point() and o.shape == g.shape

@@ -45,7 +45,10 @@ class ExerciseGrade:
 
     @property
     def first_failure(self):
-        return next((r for r in self.results if r.status not in ("passed", "skipped")), None)
+        """The first check that failed; one that only waits for others (after=…, or a how-check
+        waiting for right values) only when nothing else failed."""
+        unpassed = [r for r in self.results if r.status not in ("passed", "skipped")]
+        return next((r for r in unpassed if r.cause != "gate"), unpassed[0] if unpassed else None)
 
 
 @dataclass

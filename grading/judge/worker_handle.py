@@ -57,7 +57,8 @@ def describe_exit(status, during):
 class Meter:
     """What a worker has cost since `start()`, read from /proc/PID/stat: its own CPU time (user
     and system, all its threads) and, bounded separately, the time it chose to spend asleep (S, or
-    Z: a main thread gone while its other threads live on). Time waiting for a CPU (R) or for the
+    Z: a main thread gone while its other threads live on) or stopped (T, t: a SIGSTOP it sent
+    itself; nothing of the judge's stops a worker). Time waiting for a CPU (R) or for the
     disk (D: a page fault on a machine short of memory) is the machine's, never the learner's;
     so is time the judge itself was kept from looking (each interval between two readings counts
     as asleep for at most SLEEP_STEP, and only when both readings show the worker asleep).
@@ -105,7 +106,7 @@ class Meter:
         if reading is None:
             self.last = now
             return
-        asleep = reading[1] in "SZ" and reading[0] == self.cpu_now
+        asleep = reading[1] in "SZTt" and reading[0] == self.cpu_now
         if asleep and self.asleep:
             self.slept += min(now - self.last, self.SLEEP_STEP)
         self.cpu_now, self.asleep, self.last = reading[0], asleep, now

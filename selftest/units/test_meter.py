@@ -1,6 +1,6 @@
-"""Time limits count a worker's own time: its CPU time and the time it sleeps, not the time it
-waits for a CPU on a busy machine (modelled here by a stopped process: it neither runs nor
-sleeps), nor the time the judge itself was kept from looking (issue 23: under memory pressure the
+"""Time limits count a worker's own time: its CPU time, the time it sleeps and the time it keeps
+itself stopped (SIGSTOP), not the time it waits for a CPU on a busy machine (modelled here by
+busy loops sharing its one CPU), nor the time the judge itself was kept from looking (issue 23: under memory pressure the
 judge's polls stretched, and the stretch was charged to the learner as sleep)."""
 import os
 import signal
@@ -17,14 +17,22 @@ pytestmark = pytest.mark.full  # the grader's own machinery: --check --full
 needs_proc = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
 
-def metered(code, seconds, stop=False):
+def metered(code, seconds, stop=False, crowd=0):
     """(seconds charged, wall seconds at that same reading, CPU seconds the process used from
     the meter's start to its end, as the kernel reported it on reaping: os.wait4)."""
     # The code prints a line once it runs, so the window starts after Python's start-up, which on
     # a loaded machine waits for a CPU (and is rightly not charged).
     process = subprocess.Popen([sys.executable, "-c", f"print(flush=True)\n{code}"],
                                stdout=subprocess.PIPE)
+    burners = []
     try:
+        if crowd:  # `crowd` busy loops on the process's one CPU: it waits for that CPU (R)
+            cpu = sorted(os.sched_getaffinity(0))[0]
+            os.sched_setaffinity(process.pid, {cpu})
+            burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                       for _ in range(crowd)]
+            for burner in burners:
+                os.sched_setaffinity(burner.pid, {cpu})
         process.stdout.readline()  # started
         time.sleep(0.1)
         if stop:
@@ -38,6 +46,9 @@ def metered(code, seconds, stop=False):
             charged, wall = meter.charged(), meter.wall()
             time.sleep(Meter.POLL)
     finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
         process.kill()
         _, _, usage = os.wait4(process.pid, 0)
         process.returncode = -9
@@ -62,8 +73,18 @@ def test_a_main_thread_gone_while_a_thread_sleeps_is_charged():
 
 @needs_proc
 def test_waiting_for_a_cpu_is_not_charged():
+    """Three busy loops share the worker's CPU: it gets about a quarter of the wall time, and
+    is charged its CPU time, not the wall time it waited."""
+    charged, wall, used = metered("while True: pass", 1.5, crowd=3)
+    assert wall > 1.4 and charged <= used + 0.05 and charged < 0.6 * wall
+
+
+@needs_proc
+def test_a_worker_stopped_is_charged():
+    """A worker that stops itself (SIGSTOP, state T) spends its own time: before, it was charged
+    nothing, and its row read "the machine was too busy" on every regrade."""
     charged, wall, _ = metered("while True: pass", 1.0, stop=True)
-    assert wall > 0.9 and charged < 0.1
+    assert wall > 0.9 and charged > 0.7 * wall
 
 
 @needs_proc
