@@ -223,8 +223,9 @@ def vjp(function, args, wrt, grad_output, parameters=(), what="forward", checked
         return reply
     grads = reply.get("input_grads")
     if not (isinstance(grads, list) and len(grads) == len(wrt) and all(
-            isinstance(g, torch.Tensor) and isinstance(args[i], torch.Tensor)
-            and g.shape == args[i].shape and bool(torch.isfinite(g).all())
+            isinstance(g, torch.Tensor) and g.is_floating_point()
+            and isinstance(args[i], torch.Tensor) and g.shape == args[i].shape
+            and bool(torch.isfinite(g).all())
             for g, i in zip(grads, wrt))):
         return reply  # none, or not finite: expect_gradients says so in its own words
     gen = torch.Generator().manual_seed(len(wrt))
