@@ -16,6 +16,7 @@ class Backend(Protocol):
     isolation: tuple  # (中文, English): the walls its workers stand behind, for the report
     reads_proc: bool  # the judge's Meter may read the workers' CPU time in /proc
     can_fork_judges: bool  # a batch may fork judges that share it
+    forks_workers: bool  # a second worker of an exercise costs a fork, not a new interpreter
 
     def wait_ready(self):
         """Block until the backend can spawn (torch imported); GradingError if it cannot."""

@@ -136,6 +136,10 @@ class PortableBackend:
 
     can_fork_judges = False
     reads_proc = False
+    # A second worker would be a fresh interpreter importing torch (a second each): a call made
+    # again "elsewhere" is made here in the same worker (judge.remote.Module.elsewhere). Grades
+    # that count come from behind the kernel walls, where it is a fork.
+    forks_workers = False
     isolation = ("可移植后端（独立进程和 Python 审计钩子），不如 Linux 内核的隔离严密",
                  "portable backend (separate processes, Python audit hooks), weaker than the "
                  "Linux kernel's walls")

@@ -83,6 +83,7 @@ class Zygote:
 
     can_fork_judges = True  # a batch forks its judges (grading/commands/batch.py)
     reads_proc = True  # the judge's Meter reads the workers' CPU time there
+    forks_workers = True  # a second worker of an exercise is one fork
     isolation = ("Linux 内核的隔离（seccomp、Landlock、资源上限）",
                  "Linux kernel walls (seccomp, Landlock, resource limits)")
 

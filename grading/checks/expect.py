@@ -152,7 +152,7 @@ def expect_dtype(value, what, dtype=torch.float32):
 def changed_inputs(sent, after, names):
     """[(name, where or None, before, now), …] of the tensor arguments that a call left other than
     the judge sent them (`sent`: the judge's copies; `after`: the worker's report, see
-    Remote.call_inputs); where is None when the shape or the dtype changed."""
+    Remote.call_inputs, from any call's reply); where is None when the shape or the dtype changed."""
     changed = []
     for name, before, now in zip(names, sent, after):
         if not isinstance(now, torch.Tensor) or now.shape != before.shape \

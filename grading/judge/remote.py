@@ -150,7 +150,7 @@ class Remote:
         return value
 
     def __call__(self, *args, **kwargs):
-        value, _ = self._call(Op.CALL, args, kwargs)
+        value = self._call(args, kwargs)[0]["output"]
         name = self._target.get("name", "")
         if name[:1].isupper() and "method" not in self._target \
                 and not isinstance(value, protocol.Handle):  # a class of the exercise's API
@@ -163,27 +163,29 @@ class Remote:
                                              "frames": []})
         return self._wrap(value)
 
-    def _call(self, op, args, kwargs, grad=None):
-        """(what the call returned, its Call: None for the solution's, which is not verified)."""
+    def _call(self, args, kwargs, grad=None):
+        """(the reply: {"output", "record", "args"}, the call's Call: None for the solution's,
+        whose record no check reads)."""
         fields = {"grad": list(grad)} if grad is not None else {}
-        reply = self._request(op, target=self._target, args=arguments(args), kwargs=kwargs,
+        reply = self._request(Op.CALL, target=self._target, args=arguments(args), kwargs=kwargs,
                               **fields)
         made = "name" in self._target and self._target["name"][:1].isupper() \
             and "method" not in self._target  # a class of the exercise's API: a constructor
         call = None if self._channel.trusted or made \
             else self._channel.call_of(self._target, args, reply, grad)
-        return (reply, call) if op == Op.CALL_INPUTS else (reply["output"], call)
+        return reply, call
 
     def shown(self, *args, grad=None):
         """(what the call returned, its Call, to verify: see grading.checks.shown_work). `grad`:
         the arguments that require a gradient, a list (the call then runs with autograd on)."""
-        value, call = self._call(Op.CALL, args, {}, grad)
-        return self._wrap(value), call
+        reply, call = self._call(args, {}, grad)
+        return self._wrap(reply["output"]), call
 
     def call_inputs(self, *args):
         """(what the call returned, [each tensor argument as the call left it, None for the
-        others]): see grading.worker.executor.Executor.call_inputs."""
-        reply, _ = self._call(Op.CALL_INPUTS, args, {})
+        others]): every call sends them back (grading.worker.executor.Executor.call), so a
+        call for the inputs check is like any other."""
+        reply, _ = self._call(args, {})
         return self._wrap(reply["output"]), reply["args"]
 
     @property

@@ -13,8 +13,8 @@ from enum import Enum
 
 
 class Op(str, Enum):
-    CALL = "call"  # construct an object, or call a function or method: its output and record
-    CALL_INPUTS = "call_inputs"  # a call, and its tensor arguments as the call left them
+    CALL = "call"  # construct an object, or call a function or method: its output, its record,
+    # and its tensor arguments as the call left them
     SET = "set"  # set a named tensor of an object (a layer's weight) to the judge's
     INSPECT = "inspect"  # what an attribute path of an object holds: its type, shape, grad
     PARAMETERS = "parameters"  # every parameter of an object: [path, shape, requires_grad]
@@ -31,7 +31,7 @@ class Op(str, Enum):
         return self.value
 
 
-EXECUTOR = frozenset({Op.CALL, Op.CALL_INPUTS, Op.SET, Op.INSPECT, Op.PARAMETERS, Op.VJP})
+EXECUTOR = frozenset({Op.CALL, Op.SET, Op.INSPECT, Op.PARAMETERS, Op.VJP})
 # The variable in which a judge forked from its zygote finds its control connections:
 # "ZYGOTE_PID:FD,FD,…:LOG_PATH" (worker/main.py's _become_caller sets it, backends.zygote.inherited
 # reads it and takes it away).
@@ -44,7 +44,7 @@ def _is_shape(value):
 
 def reply_problem(op, value, sent=None):
     """What is wrong with a worker's reply to `op` (an Executor's reply), or "". `sent`: the
-    number of arguments the request sent (a CALL_INPUTS reply gives each one back)."""
+    number of arguments the request sent (a CALL reply gives each one back)."""
     if op in (Op.SET, Op.INSPECT):
         ok = isinstance(value, dict) and set(value) <= {"type", "shape", "requires_grad",
                                                         "missing"} \
@@ -62,9 +62,6 @@ def reply_problem(op, value, sent=None):
             and isinstance(value["parameter_grads"], (dict, type(None)))
     elif op == Op.CALL:  # the output is whatever the learner's code returns; the record is
         # checked by grading.judge.replay, which trusts none of it
-        ok = isinstance(value, dict) and set(value) == {"output", "record"} \
-            and isinstance(value["record"], (dict, type(None)))
-    elif op == Op.CALL_INPUTS:
         import torch  # here only: the worker side's wire is imported before torch
         ok = isinstance(value, dict) and set(value) == {"output", "record", "args"} \
             and isinstance(value["record"], (dict, type(None))) \

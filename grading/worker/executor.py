@@ -84,32 +84,25 @@ class Executor:
 
     def call(self, request):
         """{"output": what the call returned, "record": its record (see record), or None for a
-        constructor}. Calls run under torch.no_grad(), as in evaluation; request["grad"] lists
-        the arguments that require a gradient, and the call then runs with autograd on, as in
-        training (the judge computes the gradients itself, from the record)."""
-        return self._call(request)[0]
-
-    def _call(self, request):
+        constructor, "args": each tensor argument as the call left it (None for the others)}.
+        Every call is the same request whatever the judge checks with it: the judge sees from
+        "args" whether the call changed its inputs in place. Calls run under torch.no_grad(), as
+        in evaluation; request["grad"] lists the arguments that require a gradient, and the call
+        then runs with autograd on, as in training."""
         target = self._target(request["target"])
         args = self._arguments(request)
         kwargs = request.get("kwargs", {})
         if isinstance(target, type) or not self.records:  # a constructor: nothing to verify
             with torch.no_grad():
-                return {"output": self._result(target, target(*args, **kwargs)),
-                        "record": None}, args
-        grad = request.get("grad")  # None: autograd off
-        for i in grad or []:  # as inside a model: results of an operation, not leaves
-            args[i] = args[i].detach().clone().requires_grad_(True) * 1
-        returned, record = self.record(target, args, kwargs, request["target"].get("handle"),
-                                       grad=grad is not None)
-        returned = _detached(returned)
-        return {"output": self._result(target, returned), "record": record}, args
-
-    def call_inputs(self, request):
-        """A call, and its arguments as they are after it: {"output", "record", "args"}, each
-        tensor argument as the call left it (None for an argument that is no tensor), so that
-        the judge can see whether the call changed its inputs in place."""
-        reply, args = self._call(request)  # args: the very objects the call got
+                reply = {"output": self._result(target, target(*args, **kwargs)), "record": None}
+        else:
+            grad = request.get("grad")  # None: autograd off
+            for i in grad or []:  # as inside a model: results of an operation, not leaves
+                args[i] = args[i].detach().clone().requires_grad_(True) * 1
+            returned, record = self.record(target, args, kwargs,
+                                           request["target"].get("handle"), grad=grad is not None)
+            reply = {"output": self._result(target, _detached(returned)), "record": record}
+        # args: the very objects the call got
         return {**reply, "args": [a.detach() if isinstance(a, torch.Tensor) else None
                                   for a in args]}
 

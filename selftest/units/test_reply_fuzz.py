@@ -130,9 +130,10 @@ def plausible(hostile, right):
 class HostileChannel(LocalChannel):
     """The solution's answers, spoiled by one kind as they cross: see the module's docstring."""
 
-    def __init__(self, module, kind, mode):
+    def __init__(self, module, kind, mode, reads_args=False):
         super().__init__(module, trusted=False)  # verified as a worker's answers are
         self.spoil, self.mode, self.spoiled = KINDS[kind], mode, 0  # replies no answer has
+        self.reads_args = reads_args  # the test reads a call's arguments as it left them
         self.ops = set()  # the requests made
 
     def request(self, message, generation=None):
@@ -140,10 +141,13 @@ class HostileChannel(LocalChannel):
         value = super().request(message, generation)
         if not self.spoils(message):
             return value
-        if message["op"] in ("call", "call_inputs") and self.mode != "replies":
+        if message["op"] == "call" and self.mode != "replies":
             # what the learner's code returns; the record is the code's own (see "replies")
+            # and the arguments as the call left them, which the inputs checks read
             hostile = {**value, "output": self.spoil(value["output"])}
-            value = value["output"]
+            if self.reads_args:
+                hostile["args"] = self.spoil(value["args"])
+            value = (value["output"], value["args"])
         else:
             hostile = self.spoil(value)
         if hostile is not HUGE and not (isinstance(hostile, dict) and hostile.get("output")
@@ -152,8 +156,13 @@ class HostileChannel(LocalChannel):
         problem = malformed(message["op"], hostile)  # what the judge's ExerciseWorker refuses
         if problem:
             raise garbled(problem)
-        shown = hostile["output"] if message["op"] in ("call", "call_inputs") \
+        shown = (hostile["output"], hostile["args"]) if message["op"] == "call" \
             and self.mode != "replies" else hostile
+        if message["op"] == "call" and self.mode == "replies" and not self.reads_args \
+                and isinstance(hostile, dict) and isinstance(value, dict):
+            # every call sends its arguments back; only the inputs checks read them
+            shown = {k: v for k, v in hostile.items() if k != "args"}
+            value = {k: v for k, v in value.items() if k != "args"}
         self.spoiled += not plausible(shown, value)
         return hostile
 
@@ -301,7 +310,8 @@ def test_any_reply_fails_with_a_message_or_passes_honestly(exercise, test, kind)
     for mode in modes(kind):
         if mode == "gradients" and "grad" not in asked(exercise, test):
             continue  # the test asks for no gradient: nothing to spoil
-        channel = HostileChannel(reference, kind, mode)
+        channel = HostileChannel(reference, kind, mode,
+                                 reads_args=test.__name__ == "test_inputs_unchanged")
         result = run(exercise, test, channel)
         where = f"{test.__name__} with {kind} {mode}"
         assert result.status != "error", f"{where}: {result.message.en}\n" + _trace(result)
