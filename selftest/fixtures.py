@@ -849,6 +849,12 @@ SHARED_TWINS = {
                     "twin-ex6-no_mask"),
     **dict.fromkeys(["attack-ex6-judge_cost_polynomial", "attack-ex6-judge_memory_index"],
                     "twin-ex6-by_hand"),
+    # Issue 32: calls told apart by their sizes, their structure, autograd or the request; a
+    # worker that stops itself.
+    "attack-ex6-wrong_at_how_sizes": "twin-ex6-loop",
+    "attack-ex6-sdpa_by_hand_at_how_sizes": "twin-ex6-sdpa_reversed_name",
+    **dict.fromkeys(["attack-ex6-mask_when_grad", "attack-ex6-mask_when_structured",
+                     "attack-ex6-sigstop_at_probe"], "twin-ex6-no_mask"),
 }
 
 

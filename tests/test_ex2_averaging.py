@@ -98,9 +98,14 @@ def learning(ex, gen, B, T, C, checked=True):
     return {"x": grads[0] if isinstance(grads, list) and grads else None}
 
 
-def calls(ex, gen, C):
-    """The recorded work of average_context at two lengths and two batch sizes."""
-    return shown_work(ex.average_context, lambda B, T: (randn(gen, B, T, C),))
+def calls(ex, gen):
+    """The recorded work of average_context at the sizes test_average_matches_reference grades."""
+    return shown_work(lambda B, T, C: (ex.average_context, lambda: (randn(gen, B, T, C),)),
+                      graded(), gen)
+
+
+def graded():
+    return shapes() + [dict(B=2, T=LONG_T, C=SHAPES[0]["n_embd"])]
 
 
 def shapes():
@@ -199,7 +204,7 @@ def test_causal(submission):
 def test_vectorised(submission):
     """average_context is one matrix product, with no Python loop over positions
     average_context 是一次矩阵乘法，没有对位置的 Python 循环"""
-    got, want = submission.with_reference(calls, C=SHAPES[0]["n_embd"])
+    got, want = submission.with_reference(calls)
     expect_no_loop(got, "average_context", lambda: submission.source.loops("average_context"),
                    most=60, reference=want)
 
@@ -226,7 +231,7 @@ def test_matrix_matches_reference(compare):
 def test_average_matches_reference(compare):
     """average_context matches the reference on fresh random x, four shape sets (B = T = 1 among them) and a long one
     在四组形状（其中一组 B = T = 1）和一个长序列的全新随机 x 上 average_context 与参考答案一致"""
-    for shape in shapes() + [dict(B=2, T=LONG_T, C=SHAPES[0]["n_embd"])]:
+    for shape in graded():
         got, want = compare(average, **shape)
         expect_close(got, want, "average_context(x)", ("B", "T", "C"))
 
@@ -444,7 +449,7 @@ def catalogued(probe):
                                         "x_averaged = weights @ x")
     if probe.submission(learning, checked=False, **shapes()[0])["x"] is None:
         return detached_diagnosis("ex2", "average_context", ["x"])
-    if loops(probe.submission(calls, C=SHAPES[0]["n_embd"]), most=60):
+    if loops(probe.submission(calls), most=60):
         return Diagnosis("ex2.loop",
                          "结果是对的，但用了 Python 循环。课文说\u201c直接用循环来求平均效率较低\u201d："
                          "一次 (T, T) 与 (B, T, C) 的矩阵乘法就完成了所有位置的平均",

@@ -98,7 +98,7 @@ def weights_with_future_changed(ex, gen, B, T):
 
 
 def future_of_each_row(T):
-    """(T, T, T): for copy t, the scores that belong to positions after t (their rows and
+    """(T, T, T): for row t, the scores that belong to positions after t (their rows and
     columns: token t+1… changes exactly those)."""
     future = torch.zeros(T, T, T, dtype=torch.bool)
     for t in range(T):
@@ -107,16 +107,17 @@ def future_of_each_row(T):
     return future
 
 
-def gradients(ex, gen, T):
-    """T copies of one score table; copy t sends back the gradient of row t of its weights."""
-    scores = draw(gen, 1, T).expand(T, T, T).clone()
-    return row_gradients(Consistent(ex.causal_softmax, "causal_softmax"), scores,
-                         future_of_each_row(T), gen)
+def gradients(ex, gen, B, T):
+    """Calls on fresh batches of B score tables; each table sends back the gradient of one row
+    of its weights, every row in turn (grading.checks.derivatives.row_gradients)."""
+    future = future_of_each_row(T)
+    return row_gradients(Consistent(ex.causal_softmax, "causal_softmax"),
+                         lambda: draw(gen, B, T), B, T, lambda t: future[t], gen)
 
 
 def calls(ex, gen):
-    """The recorded work of causal_softmax at two lengths and two batch sizes."""
-    return shown_work(ex.causal_softmax, lambda B, T: (draw(gen, B, T),))
+    """The recorded work of causal_softmax at the sizes test_matches_reference grades."""
+    return shown_work(lambda B, T: (ex.causal_softmax, lambda: (draw(gen, B, T),)), shapes(), gen)
 
 
 def shapes():
@@ -210,9 +211,9 @@ def test_causal_for_every_position(submission):
 def test_jacobian(submission):
     """∂weights[t] / ∂scores[s] ≈ 0 whenever s is after t
     s 在 t 之后时，∂weights[t] / ∂scores[s] ≈ 0"""
-    T = SHAPES[0]["T"]
-    grad = expect_row_gradients(submission(gradients, T=T), "causal_softmax",
-                                "causal_softmax(scores)", (T, T, T), SHAPE_NAMES)  # (T, T, T)
+    B, T = SHAPES[0]["B"], SHAPES[0]["T"]
+    grad = expect_row_gradients(submission(gradients, B=B, T=T), "causal_softmax",
+                                "causal_softmax(scores)", (B, T, T), SHAPE_NAMES)  # (T, T, T)
     for t in range(T):
         leak = grad[t][future_of_each_row(T)[t]].abs()
         if leak.numel() and leak.max() > ZERO:
@@ -346,7 +347,7 @@ def catalogued(probe):
         return modifies_input_diagnosis(
             "ex5", "causal_softmax", ["scores"],
             'weights = scores.masked_fill(tril == 0, float("-inf"))')
-    if right and probe.submission(gradients, T=shape["T"])["grad"] is None:
+    if right and probe.submission(gradients, B=shape["B"], T=shape["T"])["grad"] is None:
         return Diagnosis("ex5.detached",
                          "数值是对的，但权重不带梯度：causal_softmax 里用了 torch.no_grad()、.detach() 或 .data。"
                          "在模型里，梯度要穿过 softmax 传回分数，查询和键才能学习",

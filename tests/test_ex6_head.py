@@ -112,43 +112,54 @@ def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_s
     """Through a plain embedding: outputs for idx, for idx with tokens after t redrawn (each t),
     for idx with token t itself changed (each t), for idx once more (is forward repeatable?), and
     for one more idx with the tokens after a random t redrawn, here and in a second worker (does
-    an output depend on earlier calls?). 2T+4 tensors of (B, T, head_size)."""
+    an output depend on earlier calls?). 2T+4 tensors of (B, T, head_size).
+    No token appears twice in one call (the vocabulary is made large enough): each call's x is
+    B·T distinct unit-Gaussian rows, as a fresh draw's is, so nothing in a call tells it from
+    the calls the other checks make."""
+    vocab_size = max(vocab_size, 4 * B * T)
     inputs = draw(gen, B, T, n_embd, head_size)
     head = Consistent(build(ex, inputs, n_embd, head_size, block_size),
                       "Head.forward")  # one pure function
     embedding = nn.Embedding(vocab_size, n_embd)
     with torch.no_grad():
         embedding.weight.copy_(randn(gen, vocab_size, n_embd))
-    idx = torch.randint(0, vocab_size, (B, T), generator=gen)
+    ids = torch.randperm(vocab_size, generator=gen)
+    idx, unused = ids[:B * T].view(B, T), ids[B * T:]
+
+    def fresh(count):  # ids no position of idx holds, none twice
+        return unused[torch.randperm(len(unused), generator=gen)[:count]]
+
+    def after(t):  # idx with the tokens after t redrawn
+        changed = idx.clone()
+        changed[:, t + 1:] = fresh(B * (T - t - 1)).view(B, T - t - 1)
+        return changed
+
     outs = []
     with torch.no_grad():
         outs.append(head(embedding(idx)))
         for t in range(T):
-            changed = idx.clone()
-            changed[:, t + 1:] = torch.randint(0, vocab_size, (B, T - t - 1), generator=gen)
-            outs.append(head(embedding(changed)))
+            outs.append(head(embedding(after(t))))
         for t in range(T):
             changed = idx.clone()
-            changed[:, t] = (idx[:, t] + 1) % vocab_size  # a different token at position t
+            changed[:, t] = fresh(B)  # a different token at position t
             outs.append(head(embedding(changed)))
         outs.append(head(embedding(idx)))
         # one of the changed calls again, in a second worker: what it gave above was its own
-        t = int(torch.randint(0, T, (1,), generator=gen))
         again = build(ex.elsewhere(), inputs, n_embd, head_size, block_size)
-        changed = idx.clone()
-        changed[:, t + 1:] = torch.randint(0, vocab_size, (B, T - t - 1), generator=gen)
+        changed = after(int(torch.randint(0, T, (1,), generator=gen)))
         outs += [head(embedding(changed)), again(embedding(changed))]
     return outs
 
 
-def gradients(ex, gen, T, n_embd, head_size, block_size):
-    """T copies of one sequence; copy t sends back the gradient of out[t]."""
-    inputs = draw(gen, 1, T, n_embd, head_size)
-    head = build(ex, inputs, n_embd, head_size, block_size)
-    future = (torch.arange(T)[None, :] > torch.arange(T)[:, None])[:, :, None]  # (T, T, 1)
-    head = Consistent(head, "Head.forward")  # one pure function
-    return row_gradients(head, inputs["x"].expand(T, T, n_embd).clone(),
-                         future.expand(T, T, n_embd), gen)
+def gradients(ex, gen, B, T, n_embd, head_size, block_size):
+    """Calls on fresh batches of B sequences; each sequence sends back the gradient of one row
+    out[t], every t in turn (grading.checks.derivatives.row_gradients)."""
+    inputs = draw(gen, B, T, n_embd, head_size)
+    head = Consistent(build(ex, inputs, n_embd, head_size, block_size), "Head.forward")
+
+    def after(t):  # (T, n_embd): the positions after t
+        return (torch.arange(T) > t)[:, None].expand(T, n_embd)
+    return row_gradients(head, lambda: randn(gen, B, T, n_embd), B, T, after, gen)
 
 
 def learning(ex, gen, B, T, n_embd, head_size, block_size, checked=True):
@@ -169,17 +180,13 @@ def parameters(ex, gen, n_embd, head_size, block_size):
     return trainable_shapes(ex.Head(n_embd, head_size, block_size))
 
 
-def calls(ex, gen, n_embd, head_size, block_size):
-    """The recorded work of forward at two lengths and two batch sizes, for block_size and for a
-    smaller one (a loop over block_size positions is a loop over positions too). T stays below
-    both: at T == block_size, tril[:T, :T] takes the whole mask, and torch makes one slice fewer."""
-    shown = {}
-    for blocks in (block_size, block_size - 7):
-        inputs = draw(gen, 1, 1, n_embd, head_size)
-        head = build(ex, inputs, n_embd, head_size, blocks)
-        work = shown_work(head, lambda B, T: (randn(gen, B, T, n_embd),))
-        shown.update({f"{size}, block_size={blocks}": w for size, w in work.items()})
-    return shown
+def calls(ex, gen):
+    """The recorded work of forward at the sizes test_matches_reference grades (the long T
+    among them: a loop of a fixed number of steps that is right there is a long one)."""
+    def make(B, T, n_embd, head_size, block_size):
+        head = build(ex, draw(gen, B, T, n_embd, head_size), n_embd, head_size, block_size)
+        return head, lambda: (randn(gen, B, T, n_embd),)
+    return shown_work(make, [sizes(shape) for shape in SHAPES + [LONG]], gen)
 
 
 def sizes(shape):
@@ -234,11 +241,10 @@ def test_jacobian(submission):
     """∂out[t] / ∂x[s] ≈ 0 whenever s is after t
     s 在 t 之后时，∂out[t] / ∂x[s] ≈ 0"""
     shape = SHAPES[0]
-    T, H, C = shape["T"], shape["head_size"], shape["n_embd"]
-    grad = expect_row_gradients(submission(gradients, T=T, n_embd=C, head_size=H,
-                                           block_size=shape["block_size"]), "Head.forward",
-                                "forward(x)", (T, T, H), OUT_NAMES)  # (T copies, T, n_embd)
-    leak = grad.abs().amax(dim=2)  # (T, T): largest |∂out[t] / ∂x[s, :]| for copy t, position s
+    B, T, H = shape["B"], shape["T"], shape["head_size"]
+    grad = expect_row_gradients(submission(gradients, **sizes(shape)), "Head.forward",
+                                "forward(x)", (B, T, H), OUT_NAMES)  # (T rows, T, n_embd)
+    leak = grad.abs().amax(dim=2)  # (T, T): largest |∂out[t] / ∂x[s, :]| for row t, position s
     future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
     if leak[future].max() > ZERO:
         t, s = (leak * future == (leak * future).max()).nonzero()[0].tolist()
@@ -286,7 +292,7 @@ def test_no_bias(submission):
 def test_vectorised(submission):
     """forward works on all positions at once, with no Python loop over them
     forward 一次处理所有位置，没有对位置的 Python 循环"""
-    got, want = submission.with_reference(calls, n_embd=12, head_size=8, block_size=LONG_T + 8)
+    got, want = submission.with_reference(calls)
     expect_no_loop(got, "Head.forward", lambda: submission.source.loops("Head.forward"),
                    reference=want)
 
@@ -320,7 +326,7 @@ def test_mask_is_not_trained(submission):
 def test_built_yourself(submission):
     """the head is built by hand, not from PyTorch's ready-made attention
     注意力头是亲手搭的，没有调用 PyTorch 现成的注意力"""
-    got, want = submission.with_reference(calls, n_embd=12, head_size=8, block_size=LONG_T + 8)
+    got, want = submission.with_reference(calls)
     expect_built_yourself(got, "Head.forward", reference=want)
 
 
@@ -588,7 +594,7 @@ def catalogued(probe):
                          "gradient must flow from the loss back to the query, key and value "
                          "weights, or the model cannot learn")
     try:
-        shown = probe.submission(calls, **layer_sizes)
+        shown = probe.submission(calls)
     except WorkerFailure as failure:  # right at every graded size, and a crash at a longer T
         if right and failure.kind == "raised":
             return fixed_size_mask(failure.error, "ex6", "x.shape[1]",

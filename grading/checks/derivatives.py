@@ -8,35 +8,47 @@ from grading.checks.expect import expect_tensor, fail, kind_of, not_repeatable, 
 from grading.checks.scenario import randn
 
 
-def row_gradients(function, inputs, future, gen):
-    """The gradient that out[t] sends back to the input, for every t at once: `inputs` (T, T, …)
-    holds T copies of one example, and copy t's output gradient is random at row t, 0 elsewhere.
-    `future` marks, for copy t, the input entries that belong to positions after t.
-    Returns {"output": the forward call's output, "grad": the reported gradient (None when the
-    output carries none), "agreement": [(the reported gradient along a direction, finite
-    differences of forward calls along it), …]} for a random direction and one in the future
-    alone: a worker cannot report gradients that its own forward pass does not have. Whatever
-    comes back, expect_row_gradients judges it; nothing here assumes a shape or a type."""
-    with_rows = function(inputs)
-    result = {"grad": None, "agreement": [], "output": with_rows, "inputs": tuple(inputs.shape)}
-    if not (_real(with_rows) and with_rows.dim() == inputs.dim()
-            and with_rows.shape[:2] == inputs.shape[:2]):
-        return result  # no T copies of T rows: expect_row_gradients says what came instead
-    if not same(function(inputs), with_rows):  # randomness: no derivative to compare
-        return {**result, "random": True}
-    grad_output = torch.zeros(with_rows.shape)
-    for t in range(inputs.shape[0]):
-        grad_output[t, t] = randn(gen, *with_rows.shape[2:])
-    reply = function.vjp([inputs], wrt=[0], grad_output=grad_output)
-    grads = reply.get("input_grads") if isinstance(reply, dict) else None
-    grad = grads[0] if isinstance(grads, list) and len(grads) == 1 else None
-    result.update(grad=grad, vjp_output=reply.get("output") if isinstance(reply, dict) else None)
-    if not (_real(grad) and grad.shape == inputs.shape and bool(torch.isfinite(grad).all())):
-        return result
-    for direction in (randn(gen, *inputs.shape), randn(gen, *inputs.shape) * future):
-        claimed = float((grad.double() * direction.double()).sum())
-        result["agreement"].append(
-            (claimed, finite_difference(function, inputs, direction, grad_output)))
+def row_gradients(function, draw, B, T, future, gen):
+    """The gradient that out[t] sends back to the input, for every t, from calls like any other:
+    ceil(T / B) calls, each on a fresh batch `draw()` of B independent examples of T positions
+    (the graded sizes: no copies of one sequence, no batch size only this check uses); in each,
+    example b's output gradient is random at one row t and 0 elsewhere, the rows t = 0…T−1 taken
+    in turn. `future(t)` marks the entries of one example's input that belong to positions after
+    t. Returns {"outputs": each forward call's output, "grad": the gradients of the rows stitched
+    together, (T, …) of one example's input each (None when a call's output carries none),
+    "agreement": [(the reported gradient along a direction, finite differences of forward calls
+    along it), …]} for a random direction and one in the future alone, in every call: a worker
+    cannot report gradients that its own forward pass does not have. Whatever comes back,
+    expect_row_gradients judges it; nothing here assumes a shape or a type."""
+    result = {"grad": None, "agreement": [], "outputs": [], "input": None}
+    rows = []
+    for first in range(0, T, B):
+        inputs = draw()
+        result["input"] = tuple(inputs.shape[1:])
+        with_rows = function(inputs)
+        result["outputs"].append(with_rows)
+        if not (_real(with_rows) and with_rows.dim() == inputs.dim()
+                and with_rows.shape[:2] == inputs.shape[:2]):
+            return result  # no B examples of T rows: expect_row_gradients says what came instead
+        if not same(function(inputs), with_rows):  # randomness: no derivative to compare
+            return {**result, "random": True}
+        picked = [min(first + b, T - 1) for b in range(B)]  # the row each example sends back
+        grad_output = torch.zeros(with_rows.shape)
+        for b, t in enumerate(picked):
+            grad_output[b, t] = randn(gen, *with_rows.shape[2:])
+        reply = function.vjp([inputs], wrt=[0], grad_output=grad_output)
+        grads = reply.get("input_grads") if isinstance(reply, dict) else None
+        grad = grads[0] if isinstance(grads, list) and len(grads) == 1 else None
+        result["vjp_output"] = reply.get("output") if isinstance(reply, dict) else None
+        if not (_real(grad) and grad.shape == inputs.shape and bool(torch.isfinite(grad).all())):
+            return {**result, "grad": grad}
+        in_future = torch.stack([future(t) for t in picked]).expand(inputs.shape)
+        for direction in (randn(gen, *inputs.shape), randn(gen, *inputs.shape) * in_future):
+            claimed = float((grad.double() * direction.double()).sum())
+            result["agreement"].append(
+                (claimed, finite_difference(function, inputs, direction, grad_output)))
+        rows += [(t, grad[b]) for b, t in enumerate(picked) if first + b < T]
+    result["grad"] = torch.stack([g for _, g in sorted(rows, key=lambda r: r[0])])
     return result
 
 
@@ -58,13 +70,15 @@ def finite_difference(function, inputs, direction, grad_output, step=1e-3):
 
 
 def expect_row_gradients(result, what, call, shape, names):
-    """The output of `call` (T copies × T rows: `shape`, named `names`) is finite, its gradient
-    came back as finite numbers of the input's shape, and it agrees with the forward pass; returns
-    the gradient (float64). Every comparison is made on finite numbers only: with a NaN, `>` and
-    `<=` are both false, and a check written with them would pass."""
+    """Every call's output (B examples × T rows: `shape`, named `names`) is finite, the gradients
+    came back as finite numbers of the input's shape, and they agree with the forward pass;
+    returns the rows' gradients stitched together (float64, (T, …) of one example's input each).
+    Every comparison is made on finite numbers only: with a NaN, `>` and `<=` are both false, and
+    a check written with them would pass."""
     if result.get("random"):
         not_repeatable(what)
-    expect_tensor(result["output"], call, shape, names)  # shape, dtype, NaN and inf
+    for output in result["outputs"]:
+        expect_tensor(output, call, shape, names)  # shape, dtype, NaN and inf
     grad, vjp_output = result["grad"], result.get("vjp_output")
     if grad is None and not isinstance(vjp_output, torch.Tensor):
         kind = kind_of(vjp_output)
@@ -75,8 +89,9 @@ def expect_row_gradients(result, what, call, shape, names):
         fail(f"{what} 的输出不带梯度：里面用了 torch.no_grad() 或 .detach()？这样模型就没法通过它学习",
              f"the output of {what} carries no gradient: torch.no_grad() or .detach() inside? "
              "A model could not learn through it")
-    inputs = shape_text(result["inputs"])
-    if not _real(grad) or tuple(grad.shape) != result["inputs"]:
+    inputs = shape_text((shape[0], *result["input"]))
+    if not _real(grad) or (tuple(grad.shape[1:]) != result["input"]
+                           and tuple(grad.shape) != (shape[0], *result["input"])):
         kind = kind_of(grad)
         fail(f"autograd 通过 {what} 传回的梯度应当是形状为 {inputs} 的浮点张量，和输入一样，实际是{spaced(kind.zh)}",
              f"the gradient autograd sends back through {what} should be a floating-point "
@@ -85,7 +100,7 @@ def expect_row_gradients(result, what, call, shape, names):
         fail(f"autograd 通过 {what} 传回的梯度里有 NaN 或 ±∞：梯度必须是有限的数（课文里的每一步都有有限的导数）",
              f"the gradient autograd sends back through {what} holds NaN or ±inf: a gradient "
              "must be finite (every step of the lesson has a finite derivative)")
-    if len(result["agreement"]) != 2:
+    if not result["agreement"]:
         raise AssertionError("row_gradients checked no direction")  # the judge's own bug
     for claimed, numeric in result["agreement"]:
         if numeric is None:

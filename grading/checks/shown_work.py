@@ -21,11 +21,10 @@ from grading.errors import CheckFailed, GateFailed, ReplayError
 from grading.i18n import Bi
 from grading.judge import replay
 
-# Two batch sizes and three lengths, one long: a loop of a fixed number of steps must take at
-# least LONG_T steps to be right at T = LONG_T (the hidden comparisons grade that length too), so
-# its data path holds at least LONG_T operations, where a vectorised answer needs a few dozen.
+# A loop of a fixed number of steps must take at least LONG_T steps to be right at T = LONG_T
+# (the hidden comparisons grade that length), so its data path holds at least LONG_T
+# operations, where a vectorised answer needs a few dozen.
 LONG_T = 128
-LOOP_SIZES = ((2, 4), (2, 8), (4, 4), (2, LONG_T))
 MOST_OPS = LONG_T * 3 // 4  # more operations than this on the data path of one call: a loop
 
 
@@ -37,12 +36,21 @@ RIGHT_VALUES_FIRST = Bi("这一项只看算对了的调用：它要等输出和�
                         "once the outputs match the solution's")
 
 
-def shown_work(function, make_args, sizes=LOOP_SIZES):
-    """Scenario side. At each (B, T) of sizes, two calls of function (a function of the learner's,
-    or an object of theirs) on make_args(B, T), each drawn fresh: {"B=2, T=4": [(output, Call),
-    (output, Call)], …}; the Call is None for the solution's calls, which are not verified."""
-    return {f"B={B}, T={T}": [function.shown(*make_args(B, T)) for _ in range(2)]
-            for B, T in sizes}
+def shown_work(make, sizes, gen):
+    """Scenario side. The calls the how-checks read, drawn as the value checks draw theirs, at
+    the sizes they grade (so that no size is the how-checks' alone): for each size (a dict of the
+    draw's parameters), make(**size) -> (a function of the learner's or an object of theirs,
+    draw() -> fresh arguments), then two to four calls of it (how many, `gen` draws: code that
+    computes one way on an object's first calls and another on later ones is read at both).
+    {"B=2, T=5": [(output, Call), …], …}; the Call is None for the solution's calls, which are
+    not verified."""
+    shown = {}
+    for size in sizes:
+        name = ", ".join(f"{k}={v}" for k, v in size.items() if k in ("B", "T", "block_size"))
+        function, draw = make(**size)
+        count = 2 + int(torch.randint(0, 3, (1,), generator=gen))
+        shown[name] = [function.shown(*draw()) for _ in range(count)]
+    return shown
 
 
 def _could_not(what, zh, en):
@@ -116,9 +124,11 @@ def verified(shown, what, reference=None):
             lengths[size] = max(lengths.get(size, 0), work.data_ops)
         if len(programs) > 1:
             raise CheckFailed(_could_not(
-                what, f"在 {size} 时，两次输入不同的调用做的运算或用到的常数不一样（在 torch 之外用输入算了什么？）",
+                what, f"在 {size} 时，两次输入不同的调用做的运算或用到的常数不一样（每次调用的算法不同？"
+                "还是在 torch 之外用输入算了什么？）",
                 f"at {size}, two calls with other inputs ran other operations or used other "
-                "constants (something computed from the inputs outside torch?)"))
+                "constants (it computes one way on some calls and another way on others? or "
+                "something is computed from the inputs outside torch?)"))
     return lengths
 
 
