@@ -12,7 +12,7 @@
 上三角（未来的位置）全为 0；第 0 行是 [1, 0, …]：位置 0 只能看见自己；改动 t 之后各位置的分数，不会
 改变 t 及之前各行的权重；s 在 t 之后时，∂weights[t] / ∂scores[s] ≈ 0；掩码和 softmax 是亲手写的，没
 有调用 PyTorch 现成的注意力；causal_softmax 不改动传进来的分数：不对输入做原地运算；在四组形状（其中
-一组 B = T = 1）的全新随机分数上与参考答案一致。
+一组 B = T = 1）和一个长序列的全新随机分数上与参考答案一致。
 
 Exercise 5 · No peeking at the future: the causal mask
 
@@ -30,7 +30,7 @@ of weights sums to 1; the upper triangle (the future) of weights is 0; row 0 is 
 t; ∂weights[t] / ∂scores[s] ≈ 0 whenever s is after t; the mask and softmax are written by hand, not
 by PyTorch's ready-made attention; causal_softmax leaves the scores as they were: no in-place
 operation on its input; matches the reference on fresh random scores, four shape sets (B = T = 1
-among them).
+among them) and a long sequence.
 """
 import torch
 from torch.nn import functional as F

@@ -117,7 +117,12 @@ def gradients(ex, gen, B, T):
 
 def calls(ex, gen):
     """The recorded work of causal_softmax at the sizes test_matches_reference grades."""
-    return shown_work(lambda B, T: (ex.causal_softmax, lambda: (draw(gen, B, T),)), shapes(), gen)
+    return shown_work(lambda B, T: (ex.causal_softmax, lambda: (draw(gen, B, T),)), graded(), gen)
+
+
+def graded():
+    """The sizes the comparisons grade, a long sequence among them."""
+    return shapes() + [dict(B=2, T=LONG_T)]
 
 
 def shapes():
@@ -245,9 +250,9 @@ def test_inputs_unchanged(submission):
 
 @hidden(4)
 def test_matches_reference(compare):
-    """matches the reference on fresh random scores, four shape sets (B = T = 1 among them)
-    在四组形状（其中一组 B = T = 1）的全新随机分数上与参考答案一致"""
-    for shape in shapes():
+    """matches the reference on fresh random scores, four shape sets (B = T = 1 among them) and a long sequence
+    在四组形状（其中一组 B = T = 1）和一个长序列的全新随机分数上与参考答案一致"""
+    for shape in graded():
         got, want = compare(weights, **shape)
         expect_close(got, want, "causal_softmax(scores)", SHAPE_NAMES)
 

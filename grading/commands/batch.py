@@ -37,12 +37,16 @@ from collections import Counter, deque
 from pathlib import Path
 
 from grading.config import EXERCISES, ROOT
-from grading.errors import SessionError
+from grading.errors import GradingError, SessionError
 from grading.i18n import Bi
 from grading.inert import _CONTROLS, inert_line
-from grading.judge.limits import JUDGE_MEMORY, limit_judge_memory
+from grading.judge.limits import JUDGE_MEMORY, limit_judge_cpu, limit_judge_memory, restore
 from grading.judge.session import grade
 from grading.output import report
+
+# The judge's CPU time for one row, all its replays and checks: a row takes a few seconds, and
+# its replays are bounded apart (grading.judge.replay.EXERCISE_REPLAY_SECONDS each exercise).
+ROW_CPU_SECONDS = 300
 
 CSV_COLUMNS = ["name", *EXERCISES, "total", "of", "hidden", "status", "note", "seed", "seconds"]
 CHECK_COLUMNS = ["name", "exercise", "check", "kind", "points", "of", "status", "message"]
@@ -202,11 +206,16 @@ def _serve_jobs(backend, jobs, out, seed, exercises, timeout):
         job, retire = json.loads(line), False
         if os.environ.get(KILL_HOOK) == job["name"]:  # the self-test's judge killed part-way
             os.kill(os.getpid(), signal.SIGKILL)
+        limits = limit_judge_cpu(ROW_CPU_SECONDS)  # this row's, on top of its replays' budgets
         try:
             record = grade_one(backend, Path(job["path"]), seed, exercises, timeout,
                                job["missing"])
         except MemoryError:  # past limit_judge_memory: this row, then a new judge for the rest
             record, retire = record_of("grading error", "the judge ran out of memory"), True
+        except GradingError as error:  # past ROW_CPU_SECONDS: this row, then a new judge
+            record, retire = record_of("grading error", inert_line(str(error))[:200]), True
+        finally:
+            restore(limits)
         out.write(json.dumps({"name": job["name"], "record": record, "retire": retire}) + "\n")
         out.flush()
         if retire:

@@ -5,6 +5,7 @@ the submission, through a WorkerChannel (every call goes to the worker), and on 
 through a LocalChannel (the same requests, answered in the judge's own process). Only primitive
 requests cross (grading.worker.executor.Executor); every conclusion is drawn here, from returned values.
 """
+import time
 from dataclasses import dataclass, field
 
 import torch
@@ -32,11 +33,15 @@ class Call:
 
     @property
     def record(self):
-        """The record, its operations decoded (on first use: most calls' are never read)."""
+        """The record, its operations decoded (on first use: most calls' are never read); the
+        decoding's CPU time is charged to the exercise's replay budget, as the replay's is."""
         if self._record is None:
             record = self.shown
             if isinstance(record, dict) and isinstance(record.get("ops"), protocol.Packed):
+                started = time.thread_time()
                 record = {**record, "ops": record["ops"].value}
+                if self.budget is not None:
+                    self.budget.spend(started)
             self._record = record
         return self._record
 

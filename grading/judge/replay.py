@@ -39,6 +39,8 @@ from grading.wire.record import references as tensor_references
 
 MAX_OPS = 4000  # operations in one record (grading.worker.executor.MAX_RECORD)
 MAX_WORK = 1 << 24  # bounds of all results together: a head at the longest T needs ~1e5
+MAX_REFERENCES = 20_000  # tensors an operation of a record refers to, all together: a head's
+# record refers to about a hundred, a loop over 128 positions to a few thousand
 REPLAY_SECONDS = 5.0  # the judge's CPU time for one replay: a head's takes milliseconds
 EXERCISE_REPLAY_SECONDS = 30.0  # the judge's CPU time for all replays of one exercise
 
@@ -188,6 +190,8 @@ def check(record):
         raise ReplayError("malformed", "no record of operations came back")
     if record.get("truncated") is True or len(record["ops"]) > MAX_OPS:
         raise ReplayError("size", f"more than {MAX_OPS} operations in one call")
+    if sum(map(len, _walked(record))) > MAX_REFERENCES:
+        raise ReplayError("size", f"more than {MAX_REFERENCES} tensors referred to in one call")
     for op in record["ops"]:
         if not (isinstance(op, list) and len(op) in (3, 4) and isinstance(op[0], str)
                 and isinstance(op[1], list) and isinstance(op[2], dict)
@@ -300,7 +304,7 @@ class Trace:
     def step(self, name, op, args, kwargs, result):
         if not (self._reads_data(args) or self._reads_data(kwargs)):
             return  # a constant: it depends on the sizes alone
-        self.count += 1
+        self.count += op not in _READS  # a read into Python is no step of the computation
         self._mark(result)
         if op in _READS and isinstance(result, (int, float)) and not isinstance(result, bool):
             self.scalars.add(result)
@@ -556,8 +560,8 @@ def _bound(op, overload, args, kwargs):
         bound = math.prod(counts)
     elif kind == "triangle":  # (2, up to row · col)
         bound = 2 * math.prod(int(n) for n in numbers[:2]) + 1
-    elif kind == "square":  # a vector becomes a matrix
-        bound = biggest * biggest
+    elif kind == "square":  # a vector becomes a matrix, of its length plus the offset
+        bound = biggest * (biggest + sum(numbers)) ** 2
     elif kind == "nonzero":  # at most an index per entry
         bound = biggest * max([1] + [t.dim() for t in tensors])
     elif kind == "pairwise" and len(counts) > 1:

@@ -25,6 +25,8 @@ MAX_DIMS = 8
 MAX_TEXT = 20_000  # characters of one string from a worker
 MAX_ITEMS = 10_000  # entries of one list or dict from a worker
 MAX_VALUES = 200_000  # values in one message: decoding each costs the judge's time, not the worker's
+MAX_PACKED_TEXT = 4 << 20  # characters of a packed value (a record: its constants by value, the
+# largest 1 << 18 entries in all, are about 1.4 MB of text; a head's operations a few kB)
 MAX_FRAMES = 20
 _HEADER = struct.Struct("!Q")
 _DTYPES = {
@@ -57,12 +59,15 @@ class Packed:
 
     @property
     def value(self):
+        if self.text is not None and len(self.text) > MAX_PACKED_TEXT:
+            self._value, self.text = None, None  # refused unread: decoding it would cost more
         if self.text is not None:
             try:
                 if "\\" in self.text or not is_inert(self.text):  # text to make inert
                     self._value = _unpacked(json.loads(self.text), 0, [MAX_VALUES], {})
-                else:  # all of it inert already: json's own decoder is the whole walk
-                    self._value = json.loads(self.text, object_hook=_tensor_or_object)
+                else:  # all of it inert already: json's own decoder is the whole walk,
+                    # its objects counted (a record's references are objects: MAX_VALUES)
+                    self._value = json.loads(self.text, object_hook=_counted([MAX_VALUES]))
             except (ValueError, RecursionError, ProtocolError):
                 self._value = None
             self.text = None
@@ -82,8 +87,14 @@ def _packed_tensor(value):
     raise TypeError(f"{type(value).__name__} in a packed value")
 
 
-def _tensor_or_object(value):
-    return _tensor(value) if "__tensor__" in value else value
+def _counted(budget):
+    """json's object_hook for Packed.value: tensors decoded, at most budget[0] objects."""
+    def hook(value):
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ProtocolError("a packed value too large")
+        return _tensor(value) if "__tensor__" in value else value
+    return hook
 
 
 def _unpacked(value, depth, budget, texts):

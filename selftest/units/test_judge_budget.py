@@ -83,3 +83,64 @@ def test_the_judges_memory_limit_leaves_torchs_own_mapping_out():
     done = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "262144.0", done.stderr[-1000:]
+
+
+def test_a_record_too_large_to_read_is_refused_unread_or_counted():
+    """Issue 32: one unused operation of 600k references took 139 s of judge CPU and 3.2 GB: the
+    packed record's fast decoding counted nothing. Past MAX_PACKED_TEXT it is refused unread;
+    below, its objects are counted (MAX_VALUES) and it reads as no record."""
+    import json
+
+    from grading.wire import protocol
+    refs = [{"out": [0, 0]}] * 600_000
+    text = json.dumps([["aten.cat.default", [refs], {}, False]])
+    assert len(text) > protocol.MAX_PACKED_TEXT
+    assert protocol.Packed(text=text).value is None
+    counted = json.dumps([["aten.cat.default", [[{"in": 0}] * 250_000], {}, False]])
+    assert len(counted) < protocol.MAX_PACKED_TEXT
+    assert protocol.Packed(text=counted).value is None  # 250k objects > MAX_VALUES
+    small = json.dumps([["aten.cat.default", [[{"in": 0}] * 10], {}, False]])
+    assert protocol.Packed(text=small).value == json.loads(small)
+
+
+def test_decoding_a_record_is_charged_to_the_replay_budget():
+    """A record is decoded when a how-check first reads it: that CPU time is the submission's, as
+    the replay's is (it was the judge's, unbounded)."""
+    import json
+
+    from grading.judge.remote import Call
+    from grading.judge.replay import Budget
+    from grading.wire import protocol
+    text = json.dumps([["aten.add.Tensor", [{"in": 0}] * 3000, {}, False]] * 50)
+    budget = Budget(30.0)
+    call = Call(shown={"ops": protocol.Packed(text=text), "output": None}, args=[], output=None,
+                budget=budget)
+    assert len(call.record["ops"]) == 50 and budget.left < 30.0
+
+
+def test_a_record_referring_to_too_many_tensors_is_refused_before_it_runs():
+    import torch
+
+    from grading.errors import ReplayError
+    from grading.judge import replay
+    record = {"ops": [["aten.add.Tensor", [{"in": 0}, {"in": 0}], {}, False],
+                      ["aten.cat.default", [[{"out": [0, 0]}] * (replay.MAX_REFERENCES + 1)],
+                       {}, False]], "output": {"out": [0, 0]}, "truncated": False}
+    with pytest.raises(ReplayError) as refused:
+        replay.replay(record, [torch.ones(3)])
+    assert refused.value.kind == "size"
+
+
+def test_a_diagonal_is_bounded_by_its_offset():
+    """diag_embed with a large offset makes (n + offset)² entries per vector: it was bounded as
+    n², and a one-entry vector with an offset of 3000 reached 4.5 GB."""
+    import torch
+
+    from grading.errors import ReplayError
+    from grading.judge import replay
+    record = {"ops": [["aten.diag_embed.default", [{"in": 0}, 3000], {}, False]],
+              "output": {"out": [0, 0]}, "truncated": False}
+    with pytest.raises(ReplayError):
+        replay.replay(record, [torch.ones(2)])
+    record["ops"][0][1][1] = 2
+    assert replay.replay(record, [torch.ones(3)]).shape == (5, 5)
