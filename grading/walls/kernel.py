@@ -323,16 +323,30 @@ CPU_SECONDS = 600  # of one worker's own CPU time, whatever becomes of the judge
 def limit_resources(memory_bytes, file_bytes):
     """Memory (address space beyond what the worker has already mapped), file size, no cores, and
     CPU time: the judge's limits are far tighter, but a worker whose judge was killed (and so
-    never kills it) must not loop for ever (seen: orphans spinning for an hour)."""
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+    never kills it) must not loop for ever (seen: orphans spinning for an hour). A limit is never
+    asked above the hard one already set on the machine (a shared server's `ulimit -v`, `-t`,
+    `-f`): asking would fail, and the worker would die before importing anything. Returns
+    {name: the limit set}, the ones lowered by the machine's hard limits listed under "lowered"."""
+    lowered = []
+
+    def set_limit(name, value):
+        kind = getattr(resource, name)
+        hard = resource.getrlimit(kind)[1]
+        if hard != resource.RLIM_INFINITY and hard < value:
+            value = hard
+            lowered.append(name)
+        resource.setrlimit(kind, (value, value))
+        return value
+
+    held = {"RLIMIT_CORE": set_limit("RLIMIT_CORE", 0),
+            "RLIMIT_CPU": set_limit("RLIMIT_CPU", CPU_SECONDS)}
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails instead of killing
-    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    held["RLIMIT_FSIZE"] = set_limit("RLIMIT_FSIZE", file_bytes)
     if memory_bytes:
         mapped = _mapped_bytes()
         if mapped is not None:
-            cap = mapped + memory_bytes
-            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+            held["RLIMIT_AS"] = set_limit("RLIMIT_AS", mapped + memory_bytes)
+    return {**held, "lowered": lowered}
 
 
 def die_with_parent(parent, how=signal.SIGKILL):
