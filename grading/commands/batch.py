@@ -583,7 +583,9 @@ def read_saved(path, seed):
     refused (a grading error is graded again). ValueError when there is nothing to resume, or
     when `seed` (given again) is not the one the rows were graded with."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        # "\n" alone ends a saved row: str.splitlines would also split at U+2028 and the other
+        # line separators a folder's name may hold (written as they are: ensure_ascii=False)
+        lines = [line for line in Path(path).read_text(encoding="utf-8").split("\n") if line]
         head = json.loads(lines[0])
         rows = {}
         for line in lines[1:]:

@@ -235,6 +235,18 @@ def test_saved_rows_resume_with_their_seed(tmp_path):
         batch.read_saved(tmp_path / "none.saved.jsonl", None)
 
 
+def test_saved_rows_resume_whatever_the_names_hold(tmp_path):
+    """Issue 34: a folder's name with U+2028 (or another line separator Python's splitlines
+    knows) lost every saved row: "no batch to resume"."""
+    saved = tmp_path / "grades.saved.jsonl"
+    names = ["a\u2028b", "c\u2029d", "e\x85f", "g\x1ch", "i\x0bj", "k\x0cl", "m\rn"]
+    rows = [{"name": name, "record": _with_hidden(9, 9, False)} for name in names]
+    lines = [{"seed": 11}, *rows]
+    saved.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines),
+                     encoding="utf-8")
+    assert batch.read_saved(saved, None) == (11, {row["name"]: row["record"] for row in rows})
+
+
 @pytest.mark.full
 def test_an_interrupted_batch_keeps_its_rows_stops_its_judges_and_resumes(tmp_path):
     """SIGTERM part-way: exit 130 at once, every judge gone, the rows graded so far in the
