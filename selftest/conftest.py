@@ -326,8 +326,46 @@ def batch_records():
     # a wait that scales with the work: a course with more fixtures (an ex7) waits longer
     submissions = len(list((started("base") / "submissions").iterdir()))
     output = started("run").communicate(timeout=120 + 10 * submissions)[0]
-    assert started("run").returncode == 0, f"the batch run failed (seed {SEED}):\n{output}"
-    return json.loads((started("base") / "batch.json").read_text())["submissions"]
+    assert started("run").returncode in (0, 1), f"the batch run failed (seed {SEED}):\n{output}"
+    records = json.loads((started("base") / "batch.json").read_text())["submissions"]
+    return settled(records, started("copy"), started("base") / "submissions", "auto", output)
+
+
+BUSY = "the machine was too busy"  # the words of a grading error no submission caused
+
+
+class BusyRow(dict):
+    """The record of a row the machine was too busy to grade, in the batch and alone after it:
+    every test that reads it is skipped, with that reason, and counted in pytest's summary. A busy
+    machine makes the self-test amber, never red (issue 34)."""
+
+    def __getitem__(self, key):
+        pytest.skip(f"{self.get('name', 'a row')}: {BUSY} (in the batch, then alone)")
+
+
+def settled(records, copy, folder, backend, output):
+    """The batch's records, each row that met a grading error because the machine was too busy
+    graded again alone (a batch of one, the same seed), and if busy again a BusyRow; any other
+    grading error is the self-test's failure, as before."""
+    for name, record in list(records.items()):
+        if record.get("status") != "grading error":
+            continue
+        assert BUSY in str(record.get("note", "")), \
+            f"the batch run failed (seed {SEED}): {name}: {record.get('note')}\n{output}"
+        alone = folder.parent / f"alone-{name}"
+        shutil.copytree(folder / name, alone / name)
+        environment = {**os.environ, SECRET: "hunter2", "GRADER_BACKEND": backend}
+        subprocess.run([sys.executable, str(copy / "grader.py"), "--batch", str(alone), "--json",
+                        str(alone / "batch.json"), "--seed", str(SEED), "--jobs", "1",
+                        "--timeout", str(CALL_TIMEOUT)], cwd=copy, env=environment,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+        try:
+            again = json.loads((alone / "batch.json").read_text())["submissions"][name]
+        except (OSError, ValueError, KeyError):
+            again = {"status": "grading error", "note": BUSY}
+        records[name] = again if again.get("status") != "grading error" \
+            else BusyRow(name=name, status="busy")
+    return records
 
 
 def views_of(records, views):
@@ -335,6 +373,9 @@ def views_of(records, views):
     graded = dict(records)
     for name, (submission, fixtures, own) in views.items():
         record = records[submission]
+        if isinstance(record, BusyRow):
+            graded[name] = record
+            continue
         graded[name] = {**record, "exercises": {
             ex: result for ex, result in record["exercises"].items()
             if ex not in fixtures or ex == own}}
@@ -348,8 +389,10 @@ def portable_graded():
     the exercises that hold no other fixture."""
     run = started("portable_run")
     output = run.communicate(timeout=900)[0]
-    assert run.returncode == 0, f"the portable batch failed (seed {SEED}):\n{output[-3000:]}"
+    assert run.returncode in (0, 1), f"the portable batch failed (seed {SEED}):\n{output[-3000:]}"
     records = json.loads((started("base") / "portable.json").read_text())["submissions"]
+    records = settled(records, started("portable_copy"), started("base") / "portable-submissions",
+                      "portable", output[-3000:])
     return views_of(records, started("portable_views"))
 
 

@@ -6,6 +6,7 @@ longer contains it fails the self-test loudly instead of silently testing nothin
 *Fair* and *broken* submissions are whole files in selftest/submissions/<name>/, laid over a copy of
 solutions/, so that the other exercises are right.
 """
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -800,6 +801,17 @@ MISTAKES = [
             "head_size is block_size, and the crash is no unsliced mask; the crash's own sizes "
             "are named", diagnosis="ex6.crash_sizes_differ"),
 ]
+# `python grader.py --check N`: the self-test of exercise N alone (commands/check.py sets it).
+ONLY = os.environ.get("SELFTEST_EXERCISE") or None
+if ONLY:
+    MISTAKES = [mistake for mistake in MISTAKES if mistake.exercise == ONLY]
+
+
+def about(exercise):
+    """A mark for a test about one exercise's fixtures: skipped under --check of another."""
+    import pytest
+    return pytest.mark.skipif(ONLY not in (None, exercise),
+                              reason=f"--check of {ONLY}: this test is about {exercise}")
 
 
 def mistake_id(mistake):
@@ -864,8 +876,10 @@ def twin_of(attack):
 
 
 def fixture_dirs(kind):
-    """The folders of whole-file fixtures of one kind: 'fair' or 'broken'."""
-    return sorted(p for p in SUBMISSIONS.glob(f"{kind}-*") if p.is_dir())
+    """The folders of whole-file fixtures of one kind: 'fair' or 'broken' (of exercise ONLY's
+    alone, under --check N)."""
+    return sorted(p for p in SUBMISSIONS.glob(f"{kind}-*")
+                  if p.is_dir() and (ONLY is None or exercise_of_fixture(p) == ONLY))
 
 
 def exercise_of_fixture(folder):

@@ -13,6 +13,7 @@ from grading.checks import (
     Consistent,
     draw_qkv,
     expect_built_yourself,
+    expect_calls_close,
     expect_close,
     expect_gradients,
     expect_inputs_unchanged,
@@ -292,9 +293,8 @@ def test_no_bias(submission):
 def test_vectorised(submission):
     """forward works on all positions at once, with no Python loop over them
     forward 一次处理所有位置，没有对位置的 Python 循环"""
-    got, want = submission.with_reference(calls)
-    expect_no_loop(got, "Head.forward", lambda: submission.source.loops("Head.forward"),
-                   reference=want)
+    expect_no_loop(submission(calls), "Head.forward",
+                   lambda: submission.source.loops("Head.forward"))
 
 
 @public(1)
@@ -326,8 +326,7 @@ def test_mask_is_not_trained(submission):
 def test_built_yourself(submission):
     """the head is built by hand, not from PyTorch's ready-made attention
     注意力头是亲手搭的，没有调用 PyTorch 现成的注意力"""
-    got, want = submission.with_reference(calls)
-    expect_built_yourself(got, "Head.forward", reference=want)
+    expect_built_yourself(submission(calls), "Head.forward")
 
 
 @public(1, after=["test_shape"])
@@ -346,6 +345,7 @@ def test_matches_reference(compare):
     for shape in SHAPES + [LONG]:
         got, want = compare(forward, **sizes(shape))
         expect_close(got, want, "forward(x)", OUT_NAMES)
+    expect_calls_close(*compare(calls), "forward(x)", OUT_NAMES)
 
 
 @hidden(2)

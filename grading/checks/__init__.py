@@ -45,6 +45,7 @@ from grading.checks.shown_work import (
     LONG_T,
     Consistent,
     expect_built_yourself,
+    expect_calls_close,
     expect_no_loop,
     loops,
     shown_work,
@@ -60,7 +61,7 @@ __all__ = [
     "expect_gradients", "expect_inputs_unchanged", "expect_repeatable", "expect_same_elsewhere", "expect_sequence",
     "expect_tensor", "fail", "same", "sequence_name", "upper_triangle",
     # shown_work
-    "LONG_T", "Consistent", "expect_built_yourself", "expect_no_loop", "loops", "shown_work", "vjp",
+    "LONG_T", "Consistent", "expect_built_yourself", "expect_calls_close", "expect_no_loop", "loops", "shown_work", "vjp",
     # derivatives
     "expect_row_gradients", "row_gradients",
 ]

@@ -29,11 +29,16 @@ from grading.config import ROOT, SOLUTIONS
 SHOWN = 3  # failing checks of the solutions named before stopping
 
 
-def check(full=False):
+def check(full=False, exercise=None):
+    """exercise: `--check N`, the self-test of exercise N alone (its fixtures, the solutions, the
+    stubs, its tests under hostile replies): the instructor's inner loop."""
     import pytest
 
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    print("python grader.py --check" + (" --full" if full else "") + ": first the solutions "
+    if exercise is not None:
+        os.environ["SELFTEST_EXERCISE"] = exercise
+    print("python grader.py --check" + (f" {exercise}" if exercise else "")
+          + (" --full" if full else "") + ": first the solutions "
           "must get full marks, then the stubs must score 0 and every fixture must be graded as "
           "expected" + (", then the grader's own machinery is tested." if full else "."),
           flush=True)

@@ -8,7 +8,8 @@
     python grader.py --watch         regrade the exercise you are editing each time you save it
     python grader.py hint 5 [LEVEL]  a hint for exercise 5 (a nudge, then the lesson's step)
     python grader.py --lang zh|en    the report's language (default: from LC_ALL / LANG)
-    python grader.py --check         the repository's own test, for instructors (about a minute)
+    python grader.py --check         the repository's own test, for instructors (about two minutes)
+    python grader.py --check 5       the same for exercise 5 alone: the instructor's inner loop
     python grader.py --check --full  also the grader's own machinery, as CI runs it (a few minutes)
     python grader.py --batch DIR --csv grades.csv   a class's gradebook: one row per folder or .zip
                                      (--report class.md: what the class got wrong, as Markdown)
@@ -313,7 +314,13 @@ def check_command(args):
               .render(args.lang), file=sys.stderr)
         return USAGE_ERROR
     from grading.commands.check import check
-    return check(full=args.full)
+    exercise = getattr(args, "exercise", None)
+    try:
+        only = exercise_names(exercise)[0] if exercise is not None else None
+    except ValueError as error:
+        print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
+        return USAGE_ERROR
+    return check(full=args.full, exercise=only)
 
 
 def release_command(args):

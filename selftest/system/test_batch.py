@@ -9,6 +9,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -326,3 +327,22 @@ def test_a_class_laid_out_every_way_with_a_judge_killed_part_way():
     assert [(r["exercise"], r["key"], r["count"], r["examples"]) for r in wrong] == [
         ("ex5_causal_mask", MISTAKE.diagnosis, "1", "q-mistake")]
     assert "What the class got wrong" in done.stdout
+
+
+@pytest.mark.full
+def test_a_row_the_machine_was_too_busy_for_is_graded_again_alone(tmp_path):
+    """Issue 34: one row of the self-test's batch that met "the machine was too busy" (twice) made
+    the batch fixture fail, and every test of every row erred. Such a row is graded again alone;
+    busy once more, the tests that read it are skipped with that reason."""
+    from conftest import BUSY, BusyRow, settled
+    folder = tmp_path / "submissions"
+    shutil.copytree(SOLUTIONS, folder / "solutions")
+    records = {"solutions": {"status": "grading error", "note": f"grading error: {BUSY} to "
+                             "grade this check in time (twice)"}}
+    records = settled(records, ROOT, folder, "auto", "")
+    assert records["solutions"]["status"] == "graded" and records["solutions"]["total"] == 100
+    with pytest.raises(pytest.skip.Exception, match="too busy"):
+        BusyRow(name="a row", status="busy")["exercises"]
+    with pytest.raises(AssertionError):  # any other grading error is the self-test's failure
+        settled({"x": {"status": "grading error", "note": "its judge died"}}, ROOT, folder,
+                "auto", "")
