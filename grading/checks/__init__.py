@@ -5,7 +5,8 @@ is one they may use).
 - scenario: grade marks (public, hidden), shape sets, drawing inputs, setting a module's weights;
 - expect: checks on returned values (expect_tensor, expect_close, …), `fail`, and the named
   tolerances (CLOSE, ZERO, NO_GRADIENT, GRADIENT_CLOSE);
-- shown_work: the worker's record of a call, replayed here (no loop, built yourself, Consistent);
+- shown_work: the worker's record of a call, replayed here, for the how-checks alone (no loop,
+  built yourself); the gradients a call sends back (vjp), Consistent;
 - derivatives: gradients checked against finite differences.
 The causes a failing exercise's outputs point to are grading.diagnosis's.
 """

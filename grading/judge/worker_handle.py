@@ -337,6 +337,15 @@ def raised_text(error):
                   f"{kind}: {message} — import another exercise relatively, as in "
                   "`from .ex5_causal_mask import causal_softmax` (or `from exercises.ex5_causal_mask "
                   "import causal_softmax`), so that it works in any folder")
+    there = re.fullmatch(r"(ex\d_\w+\.py) is missing from the submission(?: \((.+) is there\))?",
+                         message) if kind == "FileNotFoundError" else None
+    if there and there.group(2):
+        wanted, found = there.group(1), there.group(2)
+        return Bi(f"没有 {wanted}，但有 {found}：文件名要一字不差（全是小写），请把它改名为 {wanted}",
+                  f"{wanted} is missing, but {found} is there: the name must match exactly (all "
+                  f"lower case): rename it to {wanted}")
+    if there:
+        return Bi(f"{there.group(1)} 不在提交的文件夹里", f"{there.group(1)} is missing from the submission")
     if kind == "SystemExit":
         return Bi(f"调用了 sys.exit({message})——评分需要你的代码返回结果，而不是退出",
                   f"sys.exit({message}) was called — the grader needs your code to return, not "

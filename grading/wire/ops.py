@@ -18,7 +18,7 @@ class Op(str, Enum):
     SET = "set"  # set a named tensor of an object (a layer's weight) to the judge's
     INSPECT = "inspect"  # what an attribute path of an object holds: its type, shape, grad
     PARAMETERS = "parameters"  # every parameter of an object: [path, shape, requires_grad]
-    VJP = "vjp"  # the solution's gradients, in the judge (a worker's come from its records)
+    VJP = "vjp"  # a call's output and the gradients a loss sends back through it
     DEMO = "demo"  # train the demo's tiny model with the learner's head (not grading)
     RELEASE = "release"  # the portable worker's exercise is over; it may take the next
     LOAD = "load"  # the portable worker: import this folder's exercise module

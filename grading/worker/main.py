@@ -497,8 +497,26 @@ def _import_submission(package_dir, module_name):
     if spec.loader is not None:
         spec.loader.exec_module(package)
     if not os.path.exists(os.path.join(package_dir, module_name + ".py")):
-        raise FileNotFoundError(f"{module_name}.py is missing from the submission")
+        raise FileNotFoundError(f"{module_name}.py is missing from the submission"
+                                + _named_otherwise(package_dir, module_name))
     return importlib.import_module(f"{SUBMISSION_PACKAGE}.{module_name}")
+
+
+def _named_otherwise(package_dir, module_name):
+    """" (X is there)" when a file of the folder is the exercise's under another case or with a
+    copy's suffix (Ex5_causal_mask.py, ex5_causal_mask (1).py, ex5_causal_mask.py.txt): the
+    learner sees the file that is there, not only the one that is not."""
+    try:
+        names = sorted(os.listdir(package_dir))
+    except OSError:
+        return ""
+    wanted = module_name.lower()
+    for name in names:
+        plain = name.lower().replace(" ", "")
+        if name != module_name + ".py" and plain.startswith(wanted) and (
+                plain.endswith(".py") or plain.startswith(wanted + ".py")):
+            return f" ({name[:100]} is there)"
+    return ""
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
