@@ -133,9 +133,13 @@ class Module:
         return Remote(self._channel, {"name": name})
 
     def elsewhere(self):
-        """The same exercise module in a second worker, a process of its own (the solution's: this
-        one): a call made again there shows whether its output depends on earlier calls."""
-        return Module(self._channel.elsewhere())
+        """The same exercise module in a second worker, a process of its own: a call made again
+        there shows whether its output depends on earlier calls. This very module where there is
+        no second worker (the solution's; the portable backend's): a scenario then makes no new
+        object (whose random initialisation would move the worker's random numbers, and what the
+        later checks see of them, in one backend and not in the other)."""
+        channel = self._channel.elsewhere()
+        return self if channel is self._channel else Module(channel)
 
 
 class Remote:
