@@ -231,9 +231,7 @@ def test_matrix_matches_reference(compare):
 def test_average_matches_reference(compare):
     """average_context matches the reference on fresh random x, four shape sets (B = T = 1 among them) and a long one
     在四组形状（其中一组 B = T = 1）和一个长序列的全新随机 x 上 average_context 与参考答案一致"""
-    for shape in graded():
-        got, want = compare(average, **shape)
-        expect_close(got, want, "average_context(x)", ("B", "T", "C"))
+    # the calls the no-loop check reads: at every size graded(), two or three calls each
     expect_calls_close(*compare(calls), "average_context(x)", ("B", "T", "C"))
 
 
@@ -241,8 +239,8 @@ def test_average_matches_reference(compare):
 def test_gradients_match_reference(compare):
     """a loss's gradient for x matches the reference's: training can send it back through
     损失对 x 的梯度与参考答案一致：训练时梯度能传回去"""
-    for shape in shapes()[:2]:
-        got, want = compare(learning, **shape)
+    for k, shape in enumerate(shapes()[:2]):
+        got, want = compare(learning, checked=k == 0, **shape)
         expect_gradients(got, want, {"x": ("B", "T", "C")})
 
 

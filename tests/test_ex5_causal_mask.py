@@ -252,9 +252,7 @@ def test_inputs_unchanged(submission):
 def test_matches_reference(compare):
     """matches the reference on fresh random scores, four shape sets (B = T = 1 among them) and a long sequence
     在四组形状（其中一组 B = T = 1）和一个长序列的全新随机分数上与参考答案一致"""
-    for shape in graded():
-        got, want = compare(weights, **shape)
-        expect_close(got, want, "causal_softmax(scores)", SHAPE_NAMES)
+    # the calls the how-check reads: at every size graded(), two or three calls each
     expect_calls_close(*compare(calls), "causal_softmax(scores)", SHAPE_NAMES)
 
 
