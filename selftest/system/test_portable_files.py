@@ -73,6 +73,12 @@ def venv(tmp_path):
     site = subprocess.run([python, "-c", "import site; print(site.getsitepackages()[0])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     assert Path(site).is_relative_to(tmp_path), site
+    # This Python may itself be a venv (the README's): its packages (torch) are in its own
+    # site-packages, which --system-site-packages does not reach. A path file names them.
+    import site as this_site
+    outer = [p for p in [*this_site.getsitepackages(), this_site.getusersitepackages()]
+             if Path(p).is_dir()]
+    (Path(site) / "_outer_site_packages.pth").write_text("".join(f"{p}\n" for p in outer))
     yield python, Path(site)
     shutil.rmtree(tmp_path / "venv", ignore_errors=True)
 
