@@ -255,9 +255,18 @@ class ExerciseWorker:
             self.close()  # the worker is sound (the portable backend may lend it again)
             self.sticky = WorkerFailure(
                 "import", Bi(f"无法导入 {self.module}.py：", f"{self.module}.py could not be imported: ")
-                + raised_text(value), error=value, sticky=True)
+                + raised_text(value, self._source()), error=value, sticky=True)
             raise self.sticky.copy()
         self.walls = value
+
+    def _source(self):
+        """The first MiB of the exercise's file as bytes, read here in the judge (to say where a
+        file not in UTF-8 first parts from it); None when it cannot be read."""
+        try:
+            with open(os.path.join(self.package_dir, self.module + ".py"), "rb") as file:
+                return file.read(1 << 20)
+        except (OSError, TypeError):
+            return None
 
     def _time_left(self):
         left = self.budget - self.spent
@@ -327,9 +336,63 @@ def garbled(error):
         "exercise's remaining checks were not run"))
 
 
-def raised_text(error):
-    """What the learner's exception says, with a word on the cases a learner cannot read alone."""
+# What a Chinese input method types where Python wants ASCII: the full-width forms (NFKC maps
+# them), the ideographic space, and the curly quotes and the enumeration comma, which it does not.
+_HALF_WIDTH = {"\u3000": " ", "“": '"', "”": '"', "‘": "'", "’": "'", "、": ",", "。": ".",
+               "【": "[", "】": "]", "《": "<", "》": ">", "—": "-", "…": "..."}
+
+
+def _half_width(char):
+    import unicodedata
+    plain = _HALF_WIDTH.get(char) or unicodedata.normalize("NFKC", char)
+    return plain if plain != char and plain.isascii() else None
+
+
+def _slip_text(kind, message, source):
+    """The lesson's word on a slip of the keyboard or the editor that Python reports in English
+    alone: a full-width character from an input method, tabs among spaces, a file not in UTF-8."""
+    line = re.search(r"line (\d+)\)?$", message)
+    where = Bi(f"第 {line.group(1)} 行", f"line {line.group(1)}") if line else Bi("文件里", "the file")
+    found = re.search(r"invalid (?:non-printable )?character (?:'(.)' )?\(?U\+([0-9A-F]{4,6})\)?",
+                      message) if kind == "SyntaxError" else None
+    if found:
+        char = chr(int(found.group(2), 16))
+        plain = _half_width(char)
+        if plain is not None:
+            shown = "全角空格" if char == "\u3000" else f"'{char}'"
+            shown_en = "the ideographic (full-width) space" if char == "\u3000" else f"'{char}'"
+            half = "半角空格" if plain == " " else f"半角的 '{plain}'"
+            half_en = "a plain space" if plain == " " else f"the half-width '{plain}'"
+            return Bi(f"{where.zh}有一个 {shown}（U+{found.group(2)}），是中文输入法打出来的；Python 只认"
+                      f"{half}。切换到英文（半角）输入，重新打这个字符",
+                      f"{where.en} holds {shown_en} (U+{found.group(2)}), typed by a Chinese input "
+                      f"method; Python reads only {half_en}. Switch the input method to English "
+                      "(half-width) and type it again")
+    if kind == "TabError":
+        return Bi(f"{where.zh}的缩进混用了 Tab 和空格：请全部用空格缩进（一级 4 个），编辑器里可以设置按 Tab 键插入空格",
+                  f"{where.en}'s indentation mixes tabs and spaces: indent with spaces alone (4 a "
+                  "level); editors can insert spaces when Tab is pressed")
+    if kind == "SyntaxError" and "codec can't decode" in message and source is not None:
+        try:
+            source.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            at = source.count(b"\n", 0, bad.start) + 1
+            byte = source[bad.start]
+            return Bi(f"这个文件不是用 UTF-8 保存的（第 {at} 行的字节 0x{byte:02x} 不是 UTF-8）：它大概是用“ANSI”或"
+                      "GBK 保存的。请把它另存为 UTF-8（记事本：另存为 → 编码选 UTF-8）",
+                      f"the file is not saved as UTF-8 (line {at} holds the byte 0x{byte:02x}, "
+                      "which is not UTF-8): it was probably saved as \"ANSI\" or GBK. Save it "
+                      "as UTF-8 (Notepad: Save As → Encoding: UTF-8)")
+    return None
+
+
+def raised_text(error, source=None):
+    """What the learner's exception says, with a word on the cases a learner cannot read alone.
+    `source`: the file's bytes, where an import failed (a file not in UTF-8: where it parts)."""
     kind, message = error.get("type", "Exception"), error.get("message", "")
+    slip = _slip_text(kind, message, source)
+    if slip is not None:
+        return Bi(f"{slip.zh}（{kind}: {message}）", f"{slip.en} ({kind}: {message})")
     if kind == "ModuleNotFoundError" and re.search(r"'(solutions|ex\d_\w+)", message):
         return Bi(f"{kind}: {message}——导入别的练习要用相对导入，例如 "
                   "`from .ex5_causal_mask import causal_softmax`（或 `from exercises.ex5_causal_mask "

@@ -26,3 +26,30 @@ def test_nothing_like_it_names_nothing(tmp_path):
                         "message": "ex5_causal_mask.py is missing from the submission"})
     assert text.en == "ex5_causal_mask.py is missing from the submission"
     assert "不在提交的文件夹里" in text.zh
+
+
+FILE = "(ex5_causal_mask.py, line 43)"
+
+
+@pytest.mark.parametrize("char, plain", [("（", "("), ("：", ":"), ("，", ","), ("“", '"'),
+                                         ("\u3000", " "), ("；", ";"), ("、", ",")])
+def test_a_character_from_an_input_method_is_named_with_its_plain_twin(char, plain):
+    """Issue 35: a Chinese learner's commonest slips got Python's English alone, in a zh report."""
+    message = (f"invalid non-printable character U+{ord(char):04X} {FILE}" if char == "\u3000"
+               else f"invalid character '{char}' (U+{ord(char):04X}) {FILE}")
+    text = raised_text({"type": "SyntaxError", "message": message})
+    assert "第 43 行" in text.zh and "中文输入法" in text.zh and "line 43" in text.en
+    assert (f"'{plain}'" if plain != " " else "plain space") in text.en
+    assert message in text.en  # Python's own words stay, after the lesson's
+
+
+def test_tabs_among_spaces_and_a_file_not_in_utf8_are_explained():
+    text = raised_text({"type": "TabError",
+                        "message": f"inconsistent use of tabs and spaces in indentation {FILE}"})
+    assert "Tab" in text.zh and "spaces alone" in text.en
+    source = b"x = 1\n" + "# 注意力\n".encode("gbk")  # Python names line 34: the bad byte is on 2
+    text = raised_text({"type": "SyntaxError", "message": "(unicode error) 'utf-8' codec can't "
+                        "decode byte 0xd7 in position 2: invalid continuation byte "
+                        "(ex5_causal_mask.py, line 34)"}, source)
+    assert f"line 2 holds the byte 0x{source[8]:02x}" in text.en
+    assert "第 2 行" in text.zh and "另存为" in text.zh
