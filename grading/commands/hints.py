@@ -32,9 +32,15 @@ def show(exercise, level, remember, lang):
     if not 1 <= level <= len(hints):
         raise ValueError(Bi(f"{exercise} 的提示只有 1 到 {len(hints)} 级",
                             f"{exercise} has hint levels 1 to {len(hints)}").render(lang))
+    unremembered = None
     if remember:
         memory[exercise] = level
-        MEMORY.write_text(json.dumps(memory, indent=1), encoding="utf-8")
+        try:
+            MEMORY.write_text(json.dumps(memory, indent=1), encoding="utf-8")
+        except OSError:  # a read-only checkout: the hint is shown all the same, and says so
+            unremembered = Bi(f"（没能记住这一级：{MEMORY.name} 写不进去，这份拷贝是只读的？提示照样给出）",
+                              f"(this level could not be remembered: {MEMORY.name} cannot be "
+                              "written, a read-only copy? The hint is shown all the same)")
     number = exercise[2]
     lines = [Bi(f"{exercise} 的提示 {level}/{len(hints)}：", f"Hint {level}/{len(hints)} for {exercise}:")
              .render(lang), "", hints[level - 1].render(lang), ""]
@@ -46,4 +52,6 @@ def show(exercise, level, remember, lang):
         lines.append(Bi(f"这是最后一级提示：剩下的就是课文里的代码了，回去读\u201c{zh}\u201d那一节。",
                         "This is the last hint: what remains is the lesson's own code; reread "
                         f"its section \u201c{zh}\u201d ({en}).").render(lang))
+    if unremembered is not None:
+        lines.append(unremembered.render(lang))
     return "\n".join(lines)

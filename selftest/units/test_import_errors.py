@@ -53,3 +53,21 @@ def test_tabs_among_spaces_and_a_file_not_in_utf8_are_explained():
                         "(ex5_causal_mask.py, line 34)"}, source)
     assert "line 2 holds the byte 0x" in text.en
     assert "第 2 行" in text.zh and "另存为" in text.zh
+
+
+def test_a_hint_in_a_read_only_copy_is_shown_and_says_it_was_not_remembered(tmp_path, monkeypatch):
+    """Issue 35: `hint N --remember` in a read-only checkout printed a raw "[Errno 13] Permission
+    denied", in English in a zh run, and no hint."""
+    from grading.commands import hints
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o500)
+    monkeypatch.setattr(hints, "MEMORY", folder / ".grader-hints.json")
+
+    def refuse(*args, **kwargs):  # (root writes through a mode of 0o500: refused as a user is)
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(type(hints.MEMORY), "write_text", refuse)
+    for lang, words in (("zh", "没能记住"), ("en", "could not be remembered")):
+        text = hints.show("ex3_qkv", None, True, lang)
+        assert words in text and ("提示" in text if lang == "zh" else "Hint 1/" in text)
+    folder.chmod(0o700)
