@@ -1,4 +1,4 @@
-"""A learner's file under another name (issue 35): the report names the file that is there, in the
+"""A learner's machine and keyboard as they are (issue 35): a file under another name is named as it is,
 learner's language; "ex5_causal_mask.py is missing" alone sent them looking for a file they had."""
 import pytest
 
