@@ -1,5 +1,6 @@
-"""A learner's machine and keyboard as they are (issue 35): a file under another name is named as it is,
-learner's language; "ex5_causal_mask.py is missing" alone sent them looking for a file they had."""
+"""A learner's machine and keyboard as they are (issue 35): a file under another name is named as
+it is, a slip of the input method or the editor is explained in the learner's language, a hint in
+a read-only copy is shown all the same."""
 import pytest
 
 from grading.judge.worker_handle import raised_text
