@@ -146,8 +146,7 @@ def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_s
             outs.append(head(embedding(changed)))
         outs.append(head(embedding(idx)))
         # one of the changed calls again, in a second worker: what it gave above was its own
-        other = ex.elsewhere()
-        again = head if other is ex else build(other, inputs, n_embd, head_size, block_size)
+        again = build(ex.elsewhere(), inputs, n_embd, head_size, block_size)
         changed = after(int(torch.randint(0, T, (1,), generator=gen)))
         outs += [head(embedding(changed)), again(embedding(changed))]
     return outs

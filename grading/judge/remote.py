@@ -135,9 +135,9 @@ class Module:
     def elsewhere(self):
         """The same exercise module in a second worker, a process of its own: a call made again
         there shows whether its output depends on earlier calls. This very module where there is
-        no second worker (the solution's; the portable backend's): a scenario then makes no new
-        object (whose random initialisation would move the worker's random numbers, and what the
-        later checks see of them, in one backend and not in the other)."""
+        no second worker (the solution's; the portable backend's, where a new object at least
+        holds no memory of the earlier calls). Objects are built alike in every worker
+        (grading.worker.executor: CONSTRUCTED_SEED), a random initialisation included."""
         channel = self._channel.elsewhere()
         return self if channel is self._channel else Module(channel)
 

@@ -369,7 +369,7 @@ def _slip_text(kind, message, source):
                       f"method; Python reads only {half_en}. Switch the input method to English "
                       "(half-width) and type it again")
     if kind == "TabError":
-        return Bi(f"{where.zh}的缩进混用了 Tab 和空格：请全部用空格缩进（一级 4 个），编辑器里可以设置按 Tab 键插入空格",
+        return Bi(f"{where.zh}的缩进混用了制表符和空格：请全部用空格缩进（一级 4 个），编辑器里可以设置按下制表键时插入空格",
                   f"{where.en}'s indentation mixes tabs and spaces: indent with spaces alone (4 a "
                   "level); editors can insert spaces when Tab is pressed")
     if kind == "SyntaxError" and "codec can't decode" in message and source is not None:

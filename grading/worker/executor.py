@@ -19,6 +19,7 @@ from grading.wire.record import (
 )
 
 MAX_RECORD = 4000  # operations of one recorded call: a head takes about 30
+CONSTRUCTED_SEED = 0  # torch's seed for every object the judge has built: see Executor.call
 CONST_ENTRIES = 1 << 16  # entries of one constant a record shows by value (a mask of 256 × 256)
 CONST_TOTAL = 1 << 18  # entries of all the constants of one call
 # PyTorch's ready-made attention by its functions' names (record.is_attention): on some releases
@@ -92,7 +93,13 @@ class Executor:
         target = self._target(request["target"])
         args = self._arguments(request)
         kwargs = request.get("kwargs", {})
-        if isinstance(target, type) or not self.records:  # a constructor: nothing to verify
+        if isinstance(target, type):  # a constructor: nothing to verify; its random
+            # initialisation (a layer the judge does not set) drawn alike in every worker, the
+            # second one included, and the worker's own random numbers left as they were
+            with torch.no_grad(), torch.random.fork_rng(devices=[]):
+                torch.manual_seed(CONSTRUCTED_SEED)
+                reply = {"output": self._result(target, target(*args, **kwargs)), "record": None}
+        elif not self.records:  # the solution's, in the judge
             with torch.no_grad():
                 reply = {"output": self._result(target, target(*args, **kwargs)), "record": None}
         else:

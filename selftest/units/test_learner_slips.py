@@ -47,7 +47,7 @@ def test_a_character_from_an_input_method_is_named_with_its_plain_twin(char, pla
 def test_tabs_among_spaces_and_a_file_not_in_utf8_are_explained():
     text = raised_text({"type": "TabError",
                         "message": f"inconsistent use of tabs and spaces in indentation {FILE}"})
-    assert "Tab" in text.zh and "spaces alone" in text.en
+    assert "制表符" in text.zh and "spaces alone" in text.en
     source = b"x = 1\n" + "# 注意力\n".encode("gbk")  # Python names line 34: the bad byte is on 2
     text = raised_text({"type": "SyntaxError", "message": "(unicode error) 'utf-8' codec can't "
                         "decode byte 0xd7 in position 2: invalid continuation byte "
