@@ -32,6 +32,7 @@ import random
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 
 import course
@@ -349,6 +350,17 @@ def hint_command(args):
     return 0
 
 
+def waited(seconds):
+    """The seconds since grader.py started (GRADER_STARTED, set by grader.py itself), torch's
+    import included: what the learner waited. `seconds`, the grading alone, where it is unset
+    or makes no sense."""
+    try:
+        since = time.time() - float(os.environ.get("GRADER_STARTED", ""))
+    except ValueError:
+        return seconds
+    return since if seconds <= since < 3600 else seconds
+
+
 def grading_request(args):
     """(the folder to grade, its exercises), the options checked together; ValueError or OSError
     (with a Bi) for options that do not go together or a file that could not be written."""
@@ -506,6 +518,7 @@ def run(args, folder, exercises, backend):
             result = grade(backend, folder, seed, exercises, call_timeout=timeout, split=True)
         finally:
             restore(limits)
+        result.seconds = waited(result.seconds)
     except SessionError as error:
         print(Bi("grader.py: 测试没能运行——这是评分程序的问题，不是你代码的问题：\n",
                  "grader.py: the tests could not run — a problem of the grader, not of your "

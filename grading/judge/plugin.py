@@ -336,7 +336,7 @@ class GradingPlugin:
         while the worker's own time did not), the scenario runs again, with the same seed, in a
         new worker; twice busy is a grading error to regrade, never a point lost."""
         for attempt in range(BUSY_RETRIES + 1):
-            channel = WorkerChannel(self._worker(exercise), elsewhere=(
+            channel = WorkerChannel(self._worker(exercise), seed=seed, elsewhere=(
                 (lambda: self._elsewhere(exercise)) if getattr(self.backend, "forks_workers", False) else None))
             try:
                 return scenario(Module(channel), torch.Generator().manual_seed(seed), **params)

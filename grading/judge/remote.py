@@ -77,13 +77,21 @@ class Channel:
 class WorkerChannel(Channel):
     """Requests to the worker of one exercise (grading.judge.worker_handle.ExerciseWorker)."""
 
-    def __init__(self, worker, elsewhere=None):
+    def __init__(self, worker, elsewhere=None, seed=0):
         super().__init__()
         self.worker = worker
         self._elsewhere = elsewhere  # () -> the exercise's second worker (Module.elsewhere)
+        self.seed, self.calls = seed, 0
+
+    def call_seed(self):
+        """torch's seed for the next call (Executor.call): each call's random numbers (a dropout
+        left on, a layer made in forward) are a function of the scenario's seed and the call's
+        number, not of what ran before in the worker: alike in both backends, in any order."""
+        self.calls += 1
+        return (self.seed * 1_000_003 + self.calls) % (1 << 62)
 
     def elsewhere(self):
-        return WorkerChannel(self._elsewhere()) if self._elsewhere else self
+        return WorkerChannel(self._elsewhere(), seed=self.seed + 1) if self._elsewhere else self
 
     @property
     def generation(self):
@@ -176,6 +184,8 @@ class Remote:
         """(the reply: {"output", "record", "args"}, the call's Call: None for the solution's,
         whose record no check reads)."""
         fields = {"grad": list(grad)} if grad is not None else {}
+        if not self._channel.trusted:
+            fields["seed"] = self._channel.call_seed()
         reply = self._request(Op.CALL, target=self._target, args=arguments(args), kwargs=kwargs,
                               **fields)
         made = "name" in self._target and self._target["name"][:1].isupper() \
