@@ -54,8 +54,18 @@ class Channel:
     generation = 0
     worker = None
 
+    seed = 0
+
     def __init__(self):
         self.weights = {}  # handle -> {path: the tensor the judge set there}
+        self.calls = 0
+
+    def call_seed(self):
+        """torch's seed for the next call (Executor.call): each call's random numbers (a dropout
+        left on, a layer made in forward) are a function of the scenario's seed and the call's
+        number, not of what ran before in the worker: alike in both backends, in any order."""
+        self.calls += 1
+        return (self.seed * 1_000_003 + self.calls) % (1 << 62)
 
     def elsewhere(self):
         """The channel to the exercise's second worker: the solution's is itself."""
@@ -81,14 +91,7 @@ class WorkerChannel(Channel):
         super().__init__()
         self.worker = worker
         self._elsewhere = elsewhere  # () -> the exercise's second worker (Module.elsewhere)
-        self.seed, self.calls = seed, 0
-
-    def call_seed(self):
-        """torch's seed for the next call (Executor.call): each call's random numbers (a dropout
-        left on, a layer made in forward) are a function of the scenario's seed and the call's
-        number, not of what ran before in the worker: alike in both backends, in any order."""
-        self.calls += 1
-        return (self.seed * 1_000_003 + self.calls) % (1 << 62)
+        self.seed = seed
 
     def elsewhere(self):
         return WorkerChannel(self._elsewhere(), seed=self.seed + 1) if self._elsewhere else self
