@@ -42,6 +42,11 @@ PIDS_MAX = 256  # processes and threads of the grader and everything it starts
 ADDRESS_SPACE = 16 * 1024 ** 3  # bytes, for the grader and everything it starts (each its own)
 BIG_FILE = 1 << 20  # bytes: a file larger than this appearing in /tmp or /dev/shm is a leak
 WATCHED = ("/tmp", "/dev/shm")
+# Seconds a call (an import) may take: these attacks are about the walls, not time, and the
+# portable backend charges a quarter of the wall-clock time at least: writing 5 GiB into memfds
+# on a machine loaded by the self-test's batches once took it past the default 5 s (ex2: 0 in
+# one backend, 15 in the other).
+CALL_SECONDS = 8  # (--timeout: at most the 8 s budget of an exercise)
 UNIX_PATH = "/tmp/grader-selftest-unix.sock"  # resource-ex4-unix_socket connects here
 UDP_ADDRESS = ("127.0.0.1", 47611)  # resource-ex5-udp sends here
 # The resource attacks, and the most each may earn on its exercise: what the same answer earns
@@ -357,7 +362,7 @@ def test_resource_attacks_are_walled_in_and_spare_the_batch(backend):
         run = subprocess.Popen(
             [sys.executable, str(ROOT / "grader.py"), "--batch", str(batch),
              "--csv", str(base / "grades.csv"), "--json", str(base / "out.json"),
-             "--seed", str(SEED)],
+             "--seed", str(SEED), "--timeout", str(CALL_SECONDS)],
             cwd=ROOT, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, start_new_session=True,
             preexec_fn=in_the_limits(limit))
