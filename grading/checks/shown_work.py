@@ -251,22 +251,33 @@ def vjp(function, args, wrt, grad_output, parameters=(), what="forward", checked
             for g, i in zip(grads, wrt))):
         return reply  # none, or not finite: expect_gradients says so in its own words
     gen = torch.Generator().manual_seed(len(wrt))
-    directions = [torch.randn(args[i].shape, generator=gen) for i in wrt]
-    claimed = sum(float((g.double() * d.double()).sum()) for g, d in zip(grads, directions))
-    numeric = slope(function, args, wrt, directions, grad_output)
-    if numeric is None:
-        fail(f"{what} 在离输入一小步的地方没有给出同形状、都是有限数的输出，所以没法用有限差分核对它的梯度",
-             f"{what} gave no output of the same shape and of finite numbers a small step "
-             "away from the input, so its gradient cannot be checked by finite differences")
-    if not agree(claimed, numeric):
-        fail(f"autograd 通过 {what} 算出的梯度，和它的输出实际怎样随输入变化对不上（沿一个随机方向：梯度给出 "
-             f"{claimed:.4g}，有限差分给出 {numeric:.4g}）：一部分计算被切断在 autograd 之外"
-             "（.detach()、.data、torch.no_grad()，或者自己写的 backward）",
-             f"the gradient autograd computes through {what} disagrees with how its output "
-             f"really changes (along a random direction: the gradient gives {claimed:.4g}, "
-             f"finite differences give {numeric:.4g}): part of the computation is cut off from "
-             "autograd (.detach(), .data, torch.no_grad(), or a backward of one's own)")
+    for later in (False, True):  # a random direction, then one in the later positions alone,
+        # where a forward that sees the future and a gradient that does not part most
+        directions = [_direction(args[i], gen, later) for i in wrt]
+        claimed = sum(float((g.double() * d.double()).sum()) for g, d in zip(grads, directions))
+        numeric = slope(function, args, wrt, directions, grad_output)
+        if numeric is None:
+            fail(f"{what} 在离输入一小步的地方没有给出同形状、都是有限数的输出，所以没法用有限差分核对它的梯度",
+                 f"{what} gave no output of the same shape and of finite numbers a small step "
+                 "away from the input, so its gradient cannot be checked by finite differences")
+        if not agree(claimed, numeric):
+            fail(f"autograd 通过 {what} 算出的梯度，和它的输出实际怎样随输入变化对不上（沿一个随机方向：梯度给出 "
+                 f"{claimed:.4g}，有限差分给出 {numeric:.4g}）：一部分计算被切断在 autograd 之外"
+                 "（.detach()、.data、torch.no_grad()，或者自己写的 backward）",
+                 f"the gradient autograd computes through {what} disagrees with how its output "
+                 f"really changes (along a random direction: the gradient gives {claimed:.4g}, "
+                 f"finite differences give {numeric:.4g}): part of the computation is cut off from "
+                 "autograd (.detach(), .data, torch.no_grad(), or a backward of one's own)")
     return reply
+
+
+def _direction(arg, gen, later):
+    """A random direction for one argument; later: only in the second half of its positions
+    (dimension 1, as (B, T, …) is laid out), zero before."""
+    direction = torch.randn(arg.shape, generator=gen)
+    if later and arg.dim() >= 2:
+        direction[:, :arg.shape[1] // 2] = 0
+    return direction
 
 
 def slope(function, args, wrt, directions, grad_output, step=1e-3):

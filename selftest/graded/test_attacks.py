@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import fingerprint, processes_mentioning
+from conftest import SEED, fingerprint, processes_mentioning
 from fixtures import ONLY, about, exercise_of_fixture, fixture_dirs, twin_of
 from grading.walls.kernel import landlock_abi
 
@@ -56,7 +56,9 @@ def test_attack_earns_at_most_its_twins_points(graded, fixture):
     scores = {name: (ex["score"], ex["max"]) for name, ex in record["exercises"].items()}
     honest = graded[twin_of(fixture).name]["exercises"][exercise]["score"] \
         if twin_of(fixture).is_dir() else HONEST[fixture.name]
-    assert scores.pop(exercise)[0] <= honest
+    passed = [t["id"] for t in record["exercises"][exercise]["tests"] if t["status"] == "passed"]
+    assert scores.pop(exercise)[0] <= honest, \
+        f"seed {SEED} (python grader.py --seed {SEED} replays it): it passed {passed}"
     assert all(got == full for got, full in scores.values()), scores
     assert record["status"] == "graded" and record["seconds"] < 90
 
