@@ -96,8 +96,7 @@ class Executor:
         if isinstance(target, type):  # a constructor: nothing to verify; its random
             # initialisation (a layer the judge does not set) drawn alike in every worker, the
             # second one included, and the worker's own random numbers left as they were
-            with torch.no_grad(), torch.random.fork_rng(devices=[]):
-                torch.manual_seed(CONSTRUCTED_SEED)
+            with torch.no_grad(), _seeded(CONSTRUCTED_SEED):
                 reply = {"output": self._result(target, target(*args, **kwargs)), "record": None}
         elif not self.records:  # the solution's, in the judge
             with torch.no_grad():
@@ -106,10 +105,8 @@ class Executor:
             grad = request.get("grad")  # None: autograd off
             for i in grad or []:  # as inside a model: results of an operation, not leaves
                 args[i] = args[i].detach().clone().requires_grad_(True) * 1
-            seeded = type(request.get("seed")) is int
-            with torch.random.fork_rng(devices=[], enabled=seeded):
-                if seeded:  # the call's random numbers, the judge's to choose (WorkerChannel)
-                    torch.manual_seed(request["seed"])
+            seed = request.get("seed")  # the call's random numbers: the judge's to choose
+            with _seeded(seed) if type(seed) is int else contextlib.nullcontext():
                 returned, record = self.record(target, args, kwargs,
                                                request["target"].get("handle"),
                                                grad=grad is not None)
@@ -320,6 +317,19 @@ def _modes():
 
         _MODES.extend([Recorder, Calls])
     return _MODES
+
+
+@contextlib.contextmanager
+def _seeded(seed):
+    """torch's CPU generator seeded for a block, and put back as it was after it. The generator's
+    own methods: torch.manual_seed and fork_rng also visit every other device (75 µs a call)."""
+    generator = torch.default_generator
+    state = generator.get_state()
+    generator.manual_seed(seed)
+    try:
+        yield
+    finally:
+        generator.set_state(state)
 
 
 def _detached(value):
