@@ -63,11 +63,12 @@ class WorkerFailure(Exception):
 
 
 class CheckFailed(AssertionError):
-    """A check on the submission's outputs failed; `text` (a Bi) is what the learner reads."""
+    """A check on the submission's outputs failed; `text` (a Bi) is what the learner reads;
+    `key` and `facts`, where given, are for the diagnoses (grading.diagnosis.shared)."""
 
-    def __init__(self, text):
+    def __init__(self, text, key=None, **facts):
         super().__init__(text.en)
-        self.text = text
+        self.text, self.key, self.facts = text, key, facts
 
 
 class GateFailed(CheckFailed):

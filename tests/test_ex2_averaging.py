@@ -34,6 +34,7 @@ from grading.diagnosis.causes import (
     modifies_input_diagnosis,
 )
 from grading.diagnosis.crashes import crash_cause
+from grading.diagnosis.pictures import Picture
 from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import Way, lesson, named_slips, slip_diagnosis
 from grading.i18n import Bi
@@ -389,6 +390,16 @@ def lesson_matrix(T):
 MATRIX_RECORDED = Recorded(shown_matrix, (dict(T=5), dict(T=7)), "averaging_matrix")
 AVERAGE_RECORDED = Recorded(shown_average, (dict(B=2, T=5, C=6), dict(B=3, T=7, C=4)),
                             "average_context", inputs=("x",))
+
+
+def picture(probe):
+    """averaging_matrix(5), the learner's beside the lesson's (the definition the checks use)."""
+    got = probe.submission(matrix, T=5)
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != (5, 5):
+        return None
+    counts = torch.arange(1, 6, dtype=torch.float64)
+    return Picture(Bi("averaging_matrix(5)", "averaging_matrix(5)"), got,
+                   torch.tril(torch.ones(5, 5, dtype=torch.float64)) / counts[:, None])
 
 
 def diagnose(probe):

@@ -28,6 +28,7 @@ from grading.diagnosis.causes import (
     shortcut_diagnosis,
 )
 from grading.diagnosis.crashes import crash_cause
+from grading.diagnosis.pictures import Picture
 from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import lesson, named_slips
 from grading.i18n import Bi
@@ -195,6 +196,41 @@ CONFIRM_SHAPE = dict(B=3, T=7, head_size=5)  # the second draw: other sizes, the
 
 RECORDED = Recorded(shown_scores, (DIAGNOSE_SHAPE, CONFIRM_SHAPE), "attention_scores",
                     inputs=("q", "k"))
+
+
+PICTURE_SHAPE = dict(B=1, T=5, head_size=64)  # a large head_size: unscaled, softmax is extreme
+
+
+def picture(probe):
+    """softmax of the learner's scores beside softmax of the solution's, at head_size 64: the
+    lesson's reason for scaling (softmax too extreme without it) seen in the weights."""
+    got, want = probe(scores, **PICTURE_SHAPE)
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != (1, 5, 5) \
+            or not got.is_floating_point():
+        return None
+    mine = torch.softmax(got[0].double(), dim=-1)
+    theirs = torch.softmax(want[0].double(), dim=-1) if want is not None else None
+    return Picture(Bi("head_size 为 64 时的 softmax(attention_scores(q, k)[0], dim=-1)",
+                      "softmax(attention_scores(q, k)[0], dim=-1), head_size 64"),
+                   mine, theirs, note=peak_note(mine, theirs))
+
+
+def peak_note(mine, theirs):
+    """What the weights show when they are more extreme, or flatter, than scaled ones: each
+    row's largest weight, on average, beside the scaled scores' (about 0.5 at T = 5)."""
+    peak = float(mine.max(dim=-1).values.mean())
+    right = float(theirs.max(dim=-1).values.mean()) if theirs is not None else 0.5
+    if peak > max(0.75, right + 0.2):
+        return Bi(f"每行最大的权重平均是 {peak:.2f}：softmax 过于极端，几乎把全部权重集中到一个字上。"
+                  "课文：点积随 head_size 变大，要除以 head_size 的平方根拉回温和的范围",
+                  f"Each row's largest weight is {peak:.2f} on average: softmax is too extreme, "
+                  "nearly all the weight on one character. The lesson: dot products grow with "
+                  "head_size; dividing by its square root brings them back to a mild range")
+    if peak < right - 0.15:
+        return Bi(f"每行最大的权重平均只有 {peak:.2f}：权重几乎是平均分配的，分数被缩得太小了",
+                  f"Each row's largest weight is only {peak:.2f} on average: the weights are "
+                  "nearly even, the scores scaled down too far")
+    return None
 
 
 def diagnose(probe):

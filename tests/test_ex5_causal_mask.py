@@ -35,9 +35,11 @@ from grading.diagnosis.causes import (
     shortcut_diagnosis,
 )
 from grading.diagnosis.crashes import crash_cause
+from grading.diagnosis.pictures import Picture
 from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import lesson, named_slips
 from grading.errors import WorkerFailure
+from grading.i18n import Bi
 from lesson_steps import (
     MASK_STEPS,
     fixed_size_mask,
@@ -313,6 +315,24 @@ def mask_of_one_size(probe, error):
 
 RECORDED = Recorded(shown_weights, (DIAGNOSE_SHAPE, CONFIRM_SHAPE), "causal_softmax",
                     inputs=("scores",))
+
+
+def picture(probe):
+    """causal_softmax of one (5, 5) score matrix, the learner's weights beside the solution's;
+    without the solutions, the future's non-zero weights (or a row not summing to 1) marked."""
+    got, want = probe(weights, B=1, T=5)
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != (1, 5, 5) \
+            or not got.is_floating_point():
+        return None
+    mine = got[0].double()
+    wrong = None
+    if want is None:
+        wrong = upper_triangle(mine) & (mine.abs() > ZERO)
+        if not wrong.any():
+            wrong = torch.zeros_like(wrong)
+            wrong[:, 0] = (mine.sum(dim=-1) - 1).abs() > CLOSE
+    return Picture(Bi("causal_softmax(scores)[0]", "causal_softmax(scores)[0]"), mine,
+                   want[0] if want is not None else None, wrong)
 
 
 def diagnose(probe):

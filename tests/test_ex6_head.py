@@ -33,6 +33,7 @@ from grading.checks import (
     set_linear,
     shown_work,
     trainable_shapes,
+    upper_triangle,
     vjp,
 )
 from grading.diagnosis import record_diff
@@ -44,6 +45,7 @@ from grading.diagnosis.causes import (
     shortcut_diagnosis,
 )
 from grading.diagnosis.crashes import crash_cause
+from grading.diagnosis.pictures import Picture, weights_of
 from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import Way, lesson, named_slips
 from grading.errors import WorkerFailure
@@ -483,6 +485,29 @@ DIAGNOSE_SHAPE = {**SHAPES[0], "block_size": 11}
 CONFIRM_SHAPE = SHAPES[2]
 RECORDED = Recorded(shown_forward, (sizes(DIAGNOSE_SHAPE), sizes(CONFIRM_SHAPE)),
                     "Head.forward", inputs=("x",))
+
+
+def picture(probe):
+    """The head's attention weights (the last (T, T) matrix of its work, replayed from its
+    record) for one sequence of five, the learner's beside the solution's. Without the
+    solutions, the future's non-zero weights marked."""
+    shape = {**DIAGNOSE_SHAPE, "B": 1}
+    found = probe.recorded(shown_forward, **sizes(shape))
+    if found is None:
+        out, call = probe.submission(shown_forward, **sizes(shape))
+        mine = weights_of(call, out, shape["T"])
+        if mine is None:
+            return None
+        mine = mine.reshape(-1, shape["T"], shape["T"])[0].double()
+        return Picture(TITLE, mine, wrong=upper_triangle(mine) & (mine.abs() > ZERO))
+    (out, mine), (want, theirs) = found
+    mine, theirs = weights_of(mine, out, shape["T"]), weights_of(theirs, want, shape["T"])
+    if mine is None or theirs is None:
+        return None
+    return Picture(TITLE, mine.reshape(-1, shape["T"], shape["T"])[0], theirs[0])
+
+
+TITLE = Bi("Head 的注意力权重 weights[0]（T = 5）", "Head's attention weights[0] (T = 5)")
 
 
 def diagnose(probe):

@@ -23,8 +23,8 @@ REFERENCE = Bi("参考答案是", "the reference gives")
 SHOULD_BE = Bi("应为", "it should be")
 
 
-def fail(zh, en):
-    raise CheckFailed(Bi(zh, en))
+def fail(zh, en, key=None, **facts):
+    raise CheckFailed(Bi(zh, en), key, **facts)
 
 
 def shape_text(shape, names=None):
@@ -80,7 +80,8 @@ def expect_tensor(value, what, shape=None, names=None):
     if not isinstance(value, torch.Tensor):
         kind = kind_of(value)
         fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是{spaced(kind.zh)}",
-             f"{what} should be a torch.Tensor, but your code returned {kind.en}")
+             f"{what} should be a torch.Tensor, but your code returned {kind.en}",
+             key="returned_none" if value is None else None, what=what)
     if shape is not None and tuple(value.shape) != tuple(shape):
         squeezed = 1 in tuple(shape) and tuple(value.shape) == tuple(n for n in shape if n != 1)
         fail(f"{what} 的形状应为 {shape_text(shape, names)}，实际是 {shape_text(value.shape)}"

@@ -116,6 +116,152 @@ def _not_defined(kind, message, line, sizes):
             f"keep it on self (self.{name} = …), or take it from a tensor's shape")
 
 
+# The lesson's own calls, as a cause quotes them when a name is misspelt.
+LESSON_CALLS = {
+    "masked_fill": "weights.masked_fill(tril == 0, float('-inf'))",
+    "softmax": "F.softmax(weights, dim=-1)", "tril": "torch.tril(torch.ones(T, T))",
+    "transpose": "k.transpose(-2, -1)", "register_buffer":
+        "self.register_buffer('tril', torch.tril(torch.ones(block_size, block_size)))",
+    "Linear": "nn.Linear(n_embd, head_size, bias=False)",
+    "Embedding": "nn.Embedding(vocab_size, n_embd)", "ones": "torch.ones(T, T)",
+    "matmul": "q @ k.transpose(-2, -1)",
+}
+# Where a misspelt name was looked up: the object the message names, and where its names are.
+NAMESPACES = {"Tensor": "torch.Tensor", "Linear": "torch.nn.Linear",
+              "Embedding": "torch.nn.Embedding"}
+
+
+def _names_of(where):
+    """The public names of a PyTorch (or math) module or class, by its dotted name; () else."""
+    import importlib
+    root, _, rest = where.partition(".")
+    if root not in ("torch", "math"):
+        return ()
+    try:
+        found = importlib.import_module(root)
+        for part in rest.split(".") if rest else ():
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return ()
+    return [name for name in dir(found) if not name.startswith("_")]
+
+
+def _misspelt(kind, message, line, sizes):
+    """A name PyTorch does not have, close to one it does: F.softmx, scores.mask_fill."""
+    import difflib
+    found = re.search(r"(?:module '([\w.]+)'|'(\w+)' object) has no attribute '(\w+)'", message) \
+        if kind == "AttributeError" else None
+    if not found:
+        return None
+    module, owner, name = found.groups()
+    where = module or NAMESPACES.get(owner)
+    close = difflib.get_close_matches(name, _names_of(where), n=1, cutoff=0.75) if where else []
+    if not close:
+        return None
+    right = close[0]
+    shown = (module.replace("torch.nn.functional", "F") + "." if module else "") + name
+    example = LESSON_CALLS.get(right)
+    return ("misspelt",
+            f"PyTorch 没有 {shown} 这个名字：是 {right} 拼错了吗？Python 只认一字不差的名字"
+            + (f"。课文里是这样写的：{example}" if example else ""),
+            f"PyTorch has no {shown}: a misspelling of {right}? Python looks names up exactly "
+            "as written" + (f". The lesson writes it {example}" if example else ""))
+
+
+# Keywords of other libraries that PyTorch's functions do not take, and PyTorch's way instead.
+FOREIGN_KEYWORDS = {
+    "transpose_b": ("TensorFlow 的 tf.matmul 才有 transpose_b；PyTorch 自己转置：q @ k.transpose(-2, -1)",
+                    "transpose_b is TensorFlow's tf.matmul's; in PyTorch, transpose it yourself: "
+                    "q @ k.transpose(-2, -1)"),
+    "transpose_a": ("TensorFlow 的 tf.matmul 才有 transpose_a；PyTorch 自己转置：x.transpose(-2, -1) @ …",
+                    "transpose_a is TensorFlow's tf.matmul's; in PyTorch, transpose it yourself: "
+                    "x.transpose(-2, -1) @ …"),
+    "keepdims": ("PyTorch 的这个参数叫 keepdim（numpy 叫 keepdims）",
+                 "PyTorch calls it keepdim (numpy's is keepdims)"),
+    "axis": ("PyTorch 的这个参数叫 dim（numpy 叫 axis）", "PyTorch calls it dim (numpy's is axis)"),
+    "units": ("nn.Linear 的参数是 (in_features, out_features)：nn.Linear(n_embd, head_size, bias=False)",
+              "nn.Linear takes (in_features, out_features): nn.Linear(n_embd, head_size, "
+              "bias=False)"),
+    "use_bias": ("PyTorch 的这个参数叫 bias：nn.Linear(n_embd, head_size, bias=False)",
+                 "PyTorch calls it bias: nn.Linear(n_embd, head_size, bias=False)"),
+}
+
+
+def _keyword(kind, message, line, sizes):
+    """A keyword argument the function does not take: another library's name for it, or a
+    misspelling of one of its own."""
+    found = re.search(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'", message) \
+        if kind == "TypeError" else None
+    if not found:
+        return None
+    function, keyword = found.groups()
+    if keyword in FOREIGN_KEYWORDS:
+        zh, en = FOREIGN_KEYWORDS[keyword]
+        return ("foreign_keyword", f"{function}() 没有参数 {keyword}：{zh}",
+                f"{function}() takes no argument {keyword}: {en}")
+    return ("unknown_keyword",
+            f"{function}() 没有名叫 {keyword} 的参数：检查参数名的拼写（help(torch.{function.split('.')[-1]}) "
+            "列出它的参数）",
+            f"{function}() has no argument named {keyword}: check the name's spelling "
+            f"(help(torch.{function.split('.')[-1]}) lists its arguments)")
+
+
+def _missing_argument(kind, message, line, sizes):
+    """A call without an argument it needs: register_buffer without its name, most often."""
+    found = re.search(r"([\w.]+)\(\) missing (\d+) required positional arguments?: (.+)$",
+                      message) if kind == "TypeError" else None
+    if not found or "__init__" in found.group(1) or "forward" in found.group(1):
+        return None
+    function, _, names = found.groups()
+    if function.endswith("register_buffer"):
+        return ("register_buffer_name",
+                "register_buffer 要两个参数：先是名字，再是张量："
+                "self.register_buffer('tril', torch.tril(torch.ones(block_size, block_size)))，"
+                "之后用 self.tril 取",
+                "register_buffer takes two arguments, a name and then the tensor: "
+                "self.register_buffer('tril', torch.tril(torch.ones(block_size, block_size))), "
+                "read later as self.tril")
+    return ("argument_missing", f"调用 {function}() 时少了参数 {names}",
+            f"{function}() was called without its argument {names}")
+
+
+def _element_not_slice(kind, message, line, sizes):
+    """x[T, T] where x[:T, :T] was meant: one element, at row T and column T, past the end."""
+    found = re.search(r"(\w+(?:\.\w+)*)\[\s*(\w+)\s*,\s*\2\s*\]", line)
+    if kind != "IndexError" or "out of bounds" not in message or not found:
+        return None
+    name, size = found.groups()
+    return ("element_not_slice",
+            f"{name}[{size}, {size}] 取的是一个数（第 {size} 行第 {size} 列），它已经在矩阵之外了。"
+            f"要的是前 {size} 行、前 {size} 列，用切片：{name}[:{size}, :{size}]",
+            f"{name}[{size}, {size}] picks one number (row {size}, column {size}), past the "
+            f"matrix's end. The first {size} rows and columns are a slice: "
+            f"{name}[:{size}, :{size}]")
+
+
+def _own_assert(kind, message, line, sizes):
+    """The learner's own assert failed, on sizes the exercise allows: its condition is too
+    strict (T < block_size where T may equal block_size)."""
+    if kind != "AssertionError" or not line.lstrip().startswith("assert"):
+        return None
+    T, block = sizes.get("T"), sizes.get("block_size")
+    strict = re.search(r"\bT\s*<\s*(?:self\.)?\w*block_size", line) and "<=" not in line
+    if strict and T is not None and T == block:
+        return ("assert_strict",
+                f"你自己的 assert 在 T = block_size = {T} 时失败了：{line.strip()}。T 可以等于 block_size"
+                "（掩码正好有 block_size 行），条件要写成 T <= block_size",
+                f"your own assert fails at T = block_size = {T}: {line.strip()}. T may equal "
+                "block_size (the mask has exactly block_size rows): the condition is "
+                "T <= block_size")
+    called = ", ".join(f"{k} = {v}" for k, v in sizes.items() if k in SIZE_NAMES)
+    return ("assert_failed",
+            f"你自己的 assert 失败了：{line.strip()}。检查用的输入是练习允许的"
+            + (f"（{called}）" if called else "") + "：它的条件不该在这里成立为假",
+            f"your own assert failed: {line.strip()}. The check called your code with inputs "
+            "the exercise allows" + (f" ({called})" if called else "")
+            + ": its condition should hold there")
+
+
 def _no_attribute(kind, message, line, sizes):
     found = re.search(r"'(\w+)' object has no attribute '(\w+)'", message) \
         if kind == "AttributeError" else None
@@ -259,5 +405,5 @@ def _transposed_batch(kind, message, line, sizes):
 
 
 RULES = (_transposed_batch, _forward_missing, _super_missing, _buffer_name, _mask_type, _not_defined,
-         _no_attribute, _arguments, _matrix_product, _batch_product, _broadcast, _dims, _dtypes,
+         _misspelt, _keyword, _missing_argument, _element_not_slice, _own_assert, _no_attribute, _arguments, _matrix_product, _batch_product, _broadcast, _dims, _dtypes,
          _views)

@@ -22,6 +22,7 @@ import pytest
 import torch
 
 import course
+from grading.diagnosis import shared
 from grading.errors import CheckFailed, GateFailed, GradingError, WorkerFailure
 from grading.i18n import Bi
 from grading.judge import source_check, split
@@ -46,6 +47,8 @@ class TestResult:
     frames: list = field(default_factory=list)  # the learner's own traceback lines
     output: str = ""  # what the learner's code printed, cut
     waits_for: Bi = None  # a check that waits (after=…): the name of the one it waits for
+    key: str = None  # what failed, for the shared causes (CheckFailed.key, Mismatch's key)
+    facts: dict = field(default_factory=dict)  # and its facts (CheckFailed.facts)
 
     @property
     def score(self):
@@ -81,7 +84,8 @@ class GradingPlugin:
         self.results = []
         self.errors = []  # collection errors, problems of the tests themselves
         self.test_modules = {}  # exercise → its test module (HINTS, diagnose, diagnose_error)
-        self.diagnoses = {}  # exercise → (Diagnosis or None, a problem of the diagnosis or "")
+        # exercise → (Diagnosis or None, a problem of the diagnosis or "", Picture or None)
+        self.diagnoses = {}
         self.current = None  # the exercise whose tests are running
         self.started = time.monotonic()
         self.seconds = 0.0
@@ -245,6 +249,7 @@ class GradingPlugin:
             result.cause = error.kind
             result.message = error.text
             result.frames = error.error.get("frames", [])
+            result.key = error.error.get("key") if isinstance(error.error, dict) else None
         elif isinstance(error, GateFailed):
             result.status = "todo" if error.todo else "failed"  # not started, like what it needs
             result.cause = "gate"
@@ -253,6 +258,7 @@ class GradingPlugin:
         elif isinstance(error, CheckFailed):
             result.cause = "check"
             result.message = error.text
+            result.key, result.facts = error.key, error.facts
         elif isinstance(error, GradingError):
             result.status = "error"
             result.message = Bi(f"评分出错：{error}", f"grading error: {error}")
@@ -286,19 +292,49 @@ class GradingPlugin:
                     pass
 
     def _diagnose(self, exercise):
-        """(Diagnosis or None, "" or what went wrong in the diagnosis itself)."""
+        """(Diagnosis or None, "" or what went wrong in the diagnosis itself, the test file's
+        picture of what the learner built or None)."""
+        diagnosis, problem = self._cause(exercise)
+        picture, trouble = self._picture(exercise)
+        return diagnosis, problem or trouble, picture
+
+    def _picture(self, exercise):
+        """(the test file's picture(probe), a small matrix of the learner's beside the expected
+        one (grading.diagnosis.pictures), shown only where a cell is wrong, or None; "" or what
+        went wrong in the test file's picture itself). Feedback only: it never costs a point."""
+        picture = getattr(self.test_modules.get(exercise), "picture", None)
+        if picture is None:
+            return None, ""
+        probe = Probe(self, exercise)
+        probe.key = f"{exercise}::picture"
+        try:
+            try:
+                shown = picture(probe)
+            except (WorkerFailure, CheckFailed):  # the learner's code raised, or was refused
+                return None, ""
+            return (shown if shown is not None and shown.first_wrong() is not None else None), ""
+        except Exception as error:  # noqa: BLE001  (a picture must never cost a grade)
+            return None, f"picture: {type(error).__name__}: {error}"
+
+    def _cause(self, exercise):
+        """(the cause: what forward visibly does wrong as written, else the test file's
+        diagnose, else diagnose_error on its crash, else a cause the exercises share; "" or what
+        went wrong in a diagnosis itself)."""
         module = self.test_modules.get(exercise)
         diagnose = getattr(module, "diagnose", None)
         diagnose_error = getattr(module, "diagnose_error", None)
+        results = [r for r in self.results if r.exercise == exercise]
+        source = Source(self.submission_dir, exercise)
         try:
+            found = shared.layers_built_in_forward(exercise.split("_")[0], source)
             try:
-                return (diagnose(Probe(self, exercise)) if diagnose else None), ""
+                found = found or (diagnose(Probe(self, exercise)) if diagnose else None)
             except WorkerFailure as failure:
                 if diagnose_error and failure.kind in ("raised", "import"):
-                    return diagnose_error(failure.error), ""
-                return None, ""
+                    found = diagnose_error(failure.error)
             except CheckFailed:  # a call the diagnosis made could not be verified: no cause
-                return None, ""
+                pass
+            return found or shared.cause(exercise, results, source), ""
         except Exception as error:  # noqa: BLE001  (a diagnosis must never cost a grade)
             return None, f"{type(error).__name__}: {error}"
 
@@ -429,8 +465,9 @@ class Probe(SubmissionRunner):
 
 
 class Source:
-    """The learner's source of one exercise, read here in the judge: only to point to the line
-    of a loop that a verified record has shown (grading.judge.source_check)."""
+    """The learner's source of one exercise, read here in the judge (grading.judge.source_check):
+    to point to the line of a loop that a verified record has shown, and for the words of a
+    cause; never for a point."""
 
     def __init__(self, folder, exercise):
         self.folder, self.exercise = folder, exercise
@@ -438,6 +475,11 @@ class Source:
     def loops(self, entry):
         """[(file, line, text)] of loops that can run once per position in what entry reaches."""
         return source_check.loops_in(self.folder, self.exercise, entry)
+
+    def functions(self, name):
+        """How each function of the exercise's file named `name` is written, for a cause:
+        source_check.functions_named."""
+        return source_check.functions_named(self.folder, self.exercise, name)
 
 
 _REFERENCE_OUTPUTS = {}  # see GradingPlugin.reference_output

@@ -20,6 +20,7 @@ class ExerciseGrade:
     results: list  # TestResult, in the order the tests are written
     diagnosis: object = None  # diagnosis.causes.Diagnosis: the likely mistake, when the outputs show one
     diagnosis_problem: str = ""  # an exception in the diagnosis itself (never costs points)
+    picture: object = None  # diagnosis.pictures.Picture: what the learner built, beside the expected
 
     @property
     def score(self):
@@ -114,7 +115,7 @@ def grade(backend, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS
         by_exercise.setdefault(result.exercise, []).append(result)
     return Grade(submission=Path(submission_dir), seed=seed,
                  exercises=[ExerciseGrade(name, sorted(rs, key=lambda r: r.number),
-                                          *plugin.diagnoses.get(name, (None, "")))
+                                          *plugin.diagnoses.get(name, (None, "", None)))
                             for name, rs in by_exercise.items()],
                  seconds=time.monotonic() - started,
                  isolation=getattr(backend, "isolation", ()),

@@ -70,6 +70,48 @@ def _answer(folder, module, entry):
     return sorted(found)
 
 
+def functions_named(folder, module, name):
+    """[(line, returns a value, {dotted name of each call made}, [(line, text) of lines that call
+    a layer's constructor])] for every function of module's file named `name` (at its top level
+    or a class's): what a cause may say about how it is written ("forward has no return", "forward
+    builds nn.Linear"). Same bounds as loops_in; [] when the file cannot be read."""
+    try:
+        lines, tree, nodes = _Submission(folder).load(f"{module}.py")
+    except Exception:  # noqa: BLE001  (best effort: never a verdict)
+        PROBLEMS.append(traceback.format_exc())
+        return []
+    found = []
+    for node in nodes:
+        if not isinstance(node, FUNCTIONS) or node.name != name:
+            continue
+        inner = [n for n in ast.walk(node)
+                 if not isinstance(n, (*FUNCTIONS, ast.Lambda, ast.ClassDef)) or n is node]
+        returns = any(isinstance(n, ast.Return) and n.value is not None for n in inner)
+        calls, builds = set(), []
+        for n in inner:
+            if isinstance(n, ast.Call):
+                dotted = _dotted(n.func)
+                if dotted:
+                    calls.add(dotted)
+                    if dotted.split(".")[-1] in LAYERS and n.lineno - 1 < len(lines):
+                        builds.append((n.lineno, lines[n.lineno - 1].strip()))
+        found.append((node.lineno, returns, calls, builds))
+    return found
+
+
+LAYERS = {"Linear", "Embedding", "LazyLinear"}  # a layer's constructor: made in __init__, once
+
+
+def _dotted(node, depth=0):
+    """"nn.Linear" for nn.Linear, "torch.tril" for torch.tril; None for what is not a name."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and depth < 10:
+        left = _dotted(node.value, depth + 1)
+        return f"{left}.{node.attr}" if left else None
+    return None
+
+
 def problems():
     """The reader's own failures so far (tracebacks); none is expected."""
     return list(PROBLEMS)

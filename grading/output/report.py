@@ -14,6 +14,7 @@ from pathlib import Path
 from grading.config import SECTIONS
 from grading.i18n import Bi
 from grading.inert import inert, inert_line
+from grading.output import terminal
 
 MARKS = {"done": "✓", "failing": "✗", "todo": "·"}
 STATUS = {"done": Bi("完成", "done"), "failing": Bi("待修正", "to fix"),
@@ -111,14 +112,15 @@ def waiting_line(waiting):
               f"{en_needs} {'pass' if len(needs) > 1 else 'passes'}")
 
 
-def text(grade, command="python grader.py", lang="en", watching=False):
-    """The report on a terminal; `watching`: under --watch, where saving a file regrades it."""
+def text(grade, command="python grader.py", lang="en", watching=False, most=None):
+    """The report on a terminal; `watching`: under --watch, where saving a file regrades it;
+    `most`: the columns a line may take (default: the terminal's width, 80 for a pipe)."""
     folder = display_path(grade.submission)
     out = [Bi(f"给 {folder}/ 打分 · 随机种子 {grade.seed}",
               f"Grading {folder}/ · seed {grade.seed}").render(lang), ""]
     for ex in grade.exercises:
-        out.append(f" {MARKS[ex.status]} {ex.exercise:<16} {ex.score:>4g}/{ex.max_score:<3g} "
-                   f"{pad(STATUS[ex.status].render(lang), 12)} {section(ex.exercise, lang)}")
+        out.append(f" {MARKS[ex.status]} {ex.exercise:<15} {ex.score:>4g}/{ex.max_score:<3g} "
+                   f"{pad(STATUS[ex.status].render(lang), 11)} {section(ex.exercise, lang)}")
         failure = ex.first_failure
         if ex.status == "todo":
             frame = _frames(failure)[-1] if failure.frames else None
@@ -128,6 +130,8 @@ def text(grade, command="python grader.py", lang="en", watching=False):
                                      "there").render(lang))
         elif failure is not None:
             out += ["      " + line for line in _failure_lines(failure, folder, lang)]
+            if ex.picture is not None:
+                out += ["        " + inert_line(line) for line in ex.picture.lines(lang)]
             for warning in _warnings(ex)[:3]:
                 out.append("      " + Bi("警告：", "warning: ").render(lang) + warning[:500])
             if ex.diagnosis is not None:
@@ -195,7 +199,9 @@ def text(grade, command="python grader.py", lang="en", watching=False):
         out.append(Bi(" 看它工作：python grader.py demo 用你的注意力头训练一个小模型，并画出它在看哪里。",
                       " See it work: python grader.py demo trains a tiny model with your head and "
                       "shows where it looks.").render(lang))
-    return "\n".join(inert(line) for line in out)  # nothing above may move the cursor or recolour
+    most = most or terminal.width()
+    # nothing above may move the cursor or recolour; every line fits the terminal
+    return "\n".join(part for line in out for part in terminal.fit(inert(line), most))
 
 
 GRADING_ERROR_TAG = "grading-error"  # a test that met an error of the grader, not of the code
@@ -236,6 +242,8 @@ def gradescope(grade, lang="en"):
             output = _message(r, lang)
             if r.frames:
                 output += "\n" + "\n".join(f"{f}:{line}: {src}" for f, line, _, src in _frames(r))
+            if ex.picture is not None and r is told:
+                output += "\n" + "\n".join(inert_line(line) for line in ex.picture.lines(lang))
             if ex.diagnosis is not None and r is told:
                 output += "\n→ " + inert(ex.diagnosis.text.render(lang))
             if r.output and r.status != "passed":
