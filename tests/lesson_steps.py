@@ -203,6 +203,14 @@ MASK_STEPS = {
             "(torch.tril(…, diagonal=1), say, or torch.triu(…, diagonal=2)). The next character "
             "is the very answer to predict. Hide where torch.tril(torch.ones(T, T)) == 0, "
             "diagonal 0"),
+        Way("past_only", "past only",
+            "每一行只覆盖了它之前的位置（例如在循环里写 scores[:, t, :t]）：位置 t 把它自己漏掉了，第 0 行什么也没有"
+            "（全是 0）。第 t 行覆盖的是位置 0 到 t，包括自己：[:t+1]；不用循环的话，masked_fill(tril == 0, "
+            "float('-inf')) 再 softmax",
+            "Each row covers only the positions before it (scores[:, t, :t] in a loop, say): "
+            "position t leaves itself out, and row 0 holds nothing (all 0). Row t covers "
+            "positions 0 to t, itself included: [:t+1]; without a loop, masked_fill(tril == 0, "
+            "float('-inf')) and then softmax"),
         Way("no_mask", None,
             "没有因果掩码：每一行都对所有位置做了 softmax，位置 i 看到了它之后的字——那是答案。在 softmax 之前"
             "把 tril == 0 的位置填成 −∞（masked_fill 不改原张量，而是返回一个新张量：要把结果赋回去，"
@@ -261,6 +269,15 @@ MASK_STEPS = {
             "sigmoid was used instead of softmax: it squashes each score on its own, so a row "
             "does not sum to 1. Weights are compared within their row and sum to 1: "
             "F.softmax(…, dim=-1)"),
+        Way("divided_by_row_sum", "row sum",
+            "每一行是除以它自己的和来归一化的，而不是 softmax：分数有正有负，这样得到的\u201c权重\u201d可以是负数、"
+            "可以大于 1，和接近 0 时还会变得极大。softmax 先取指数，每个权重都是正的，一行之和为 1：先把未来填成 −∞，"
+            "再 F.softmax(weights, dim=-1)",
+            "Each row was normalised by dividing it by its own sum instead of by a softmax: "
+            "scores can be negative, so such \u201cweights\u201d can be negative or above 1, and "
+            "huge where a row's sum is near 0. softmax takes the exponential first, so every "
+            "weight is positive and a row sums to 1: fill the future with −∞, then "
+            "F.softmax(weights, dim=-1)"),
     ],
 }
 
@@ -269,9 +286,17 @@ def masked_weights(scores, pick):
     """The weights that the ways in `pick` (a way's value for each of MASK_STEPS) make of the
     scores (B, T, T), computed here in the judge."""
     def soft(s):
+        if pick["softmax"] == "row sum":  # each row divided by its sum; the future must be 0
+            s = s.masked_fill(torch.isinf(s), 0.0)
+            return s / s.sum(dim=pick["dim"], keepdim=True)
         return pick["softmax"](s, dim=pick["dim"])
     if pick["mask"] is None:
         return soft(scores)
+    if pick["mask"] == "past only":  # row t: a softmax over the positions before t; row 0 empty
+        T = scores.shape[-1]
+        past = torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=-1)
+        return soft(scores.masked_fill(~past, pick["fill"])).masked_fill(~past.any(-1)[:, None],
+                                                                         0.0)
     keep = pick["mask"](scores.shape[-1])  # (T, T)
     if pick["order"] == "after":
         return soft(scores).masked_fill(~keep, 0.0)  # the future zeroed after softmax

@@ -16,7 +16,14 @@ from grading.checks import (
     trainable_shapes,
     vjp,
 )
-from grading.diagnosis.causes import Diagnosis, changed_everywhere, close, finite, modifies_input_diagnosis
+from grading.diagnosis.causes import (
+    Diagnosis,
+    changed_everywhere,
+    close,
+    detached_diagnosis,
+    finite,
+    modifies_input_diagnosis,
+)
 from grading.diagnosis.crashes import crash_cause
 from grading.i18n import Bi
 
@@ -180,11 +187,11 @@ def test_every_row_learns(submission):
     want = gradient_of_a_lookup(submission.inputs(draw_learning, **sizes_))
     what = "∂loss/∂token_embedding_table.weight"
     if not isinstance(grad, torch.Tensor):
-        fail("self.token_embedding_table.weight 没有得到梯度：训练时这张表学不到东西。它要是可训练的参数，"
-             "forward 的输出要由它查出来",
-             "self.token_embedding_table.weight gets no gradient: training could not change the "
-             "table. It must be a trainable parameter, and forward's output must be looked up "
-             "in it")
+        fail("self.token_embedding_table.weight 是可训练的参数，却没有得到梯度：forward 的输出和这张表断开了"
+             "（torch.no_grad()、.detach() 或 .data），或者不是从它查出来的。训练时这张表就学不到东西",
+             "self.token_embedding_table.weight is a trainable parameter but gets no gradient: "
+             "forward's output is cut off from it (torch.no_grad(), .detach() or .data), or not "
+             "looked up in it. Training could not change the table")
     grad = expect_tensor(grad, what, tuple(want.shape), ("vocab_size", "n_embd"))
     dead = [r for r in range(want.shape[0]) if grad[r].abs().max() <= NO_GRADIENT]
     if dead:
@@ -374,8 +381,13 @@ def learning_diagnosis(probe, shape):
                          "nn.Embedding.from_pretrained freezes its table by default "
                          "(freeze=True): pass freeze=False, or build nn.Embedding(vocab_size, "
                          "n_embd) as the lesson does, whose table trains by default")
-    grad = finite(probe.submission(learning, checked=False, vocab_size=vocab_size, n_embd=n_embd),
-                  (vocab_size, n_embd))
+    grad = probe.submission(learning, checked=False, vocab_size=vocab_size, n_embd=n_embd)
+    if grad is None:  # the values are right (the caller's condition), the table trains: cut off
+        trains = [vocab_size, n_embd] in probe.submission(parameters, vocab_size=vocab_size,
+                                                          n_embd=n_embd)
+        return detached_diagnosis("ex1", "forward", ["self.token_embedding_table.weight"]) \
+            if trains else None
+    grad = finite(grad, (vocab_size, n_embd))
     if grad is None:
         return None
     want = gradient_of_a_lookup(probe.inputs(draw_learning, vocab_size=vocab_size,
@@ -396,6 +408,22 @@ def learning_diagnosis(probe, shape):
 
 
 def diagnose_error(error):
+    if error.get("key") == "embedding_kind" and error.get("kind") in ("Tensor", "Parameter"):
+        plain = error["kind"] == "Tensor"
+        return Diagnosis("ex1.table_not_a_layer",
+                         ("表是一个普通的张量（例如 torch.randn(vocab_size, n_embd)）：它不是参数，训练改变不了它，"
+                          "模块的 parameters() 里也没有它。" if plain else
+                          "表是一个裸的 nn.Parameter：它能训练，但它不是查表的层。")
+                         + "课文建的是一个层：self.token_embedding_table = nn.Embedding(vocab_size, n_embd)，"
+                         "它的 .weight 就是那张可训练的表，forward 里用 self.token_embedding_table(idx) 查",
+                         ("The table is a plain tensor (torch.randn(vocab_size, n_embd), say): it is "
+                          "not a parameter, so training cannot change it and the module's "
+                          "parameters() do not list it. " if plain else
+                          "The table is a bare nn.Parameter: it trains, but it is not the lookup "
+                          "layer. ")
+                         + "The lesson builds a layer, self.token_embedding_table = "
+                         "nn.Embedding(vocab_size, n_embd), whose .weight is the trainable table, "
+                         "and forward looks ids up with self.token_embedding_table(idx)")
     if error.get("key") != "embedding_shape":
         return crash_cause(error, "ex1")
     shape, vocab_size, n_embd = tuple(error["shape"]), error["vocab_size"], error["n_embd"]

@@ -207,6 +207,7 @@ def catalogued(probe):
     if found:
         return found
     got, want = probe(project, **sizes(shape))
+    x = probe.inputs(draw, **sizes(shape))["x"].double()  # (the draw of this call's inputs)
     if isinstance(got, torch.Tensor) and tuple(got.shape) == (3, B, T, H):
         return Diagnosis("ex3.stacked",
                          "q、k、v 被叠成了一个 (3, B, T, head_size) 的张量。课文里它们是三个独立的向量，"
@@ -230,6 +231,15 @@ def catalogued(probe):
                          "输入全为 0 时输出不为 0：线性层带了偏置。课文的三个层都是 bias=False",
                          "A zero input gives a non-zero output: a layer has a bias. The lesson's "
                          "three layers all have bias=False")
+    for name, t in zip(NAMES, got):
+        if close(t, x):
+            return Diagnosis("ex3.output_is_x",
+                             f"{name} 就是 x 本身，没有经过线性层（{name} = x）。查询、键、值每一个都由自己的层从 x "
+                             f"算出来：{name} = self.{LAYERS[NAMES.index(name)]}(x)，形状是 (B, T, head_size)",
+                             f"{name} is x itself, not passed through a layer ({name} = x). "
+                             "Query, key and value each come out of x through a layer of their "
+                             f"own: {name} = self.{LAYERS[NAMES.index(name)]}(x), of shape "
+                             "(B, T, head_size)")
     if want is None:
         return None
     # Which layer each returned tensor came out of: query, key or value (None: none of them).
@@ -237,7 +247,8 @@ def catalogued(probe):
     if made_by == [0, 1, 2]:
         return right_values_diagnosis(probe)
     if None in made_by:
-        return None
+        return after_the_layers(got, want) or unused_layers(probe, shape) \
+            or changed_input(probe)
     if len(set(made_by)) == 3:
         names = ", ".join(NAMES[j] for j in made_by)
         return Diagnosis("ex3.order",
@@ -251,6 +262,53 @@ def catalogued(probe):
                      f"An output comes out of the wrong layer: {', '.join(wrong)}. Query, key and "
                      "value each do their own job with an nn.Linear of their own: "
                      "q = self.query(x), k = self.key(x), v = self.value(x)")
+
+
+# What a learner may put after the layers, each a function of the layer's output.
+AFTER_LAYERS = (("ReLU", torch.relu), ("GELU", torch.nn.functional.gelu), ("tanh", torch.tanh),
+                ("sigmoid", torch.sigmoid), ("softmax", lambda t: torch.softmax(t, dim=-1)))
+
+
+def after_the_layers(got, want):
+    """q, k and v are the layers' outputs passed through one more function (a ReLU)."""
+    for name, function in AFTER_LAYERS:
+        if all(close(g, function(w.double())) for g, w in zip(got, want)):
+            return Diagnosis("ex3.after_the_layers",
+                             f"q、k、v 在线性层之后又经过了 {name}。课文里它们就是线性层的输出本身：q = self.query(x)，"
+                             f"没有激活函数（注意力头里唯一的非线性是后面给权重做的 softmax）",
+                             f"q, k and v went through a {name} after their layers. In the lesson "
+                             "they are the layers' outputs themselves, q = self.query(x), with no "
+                             "activation (the head's one non-linearity is the softmax of the "
+                             "weights, later)")
+    return None
+
+
+def unused_layers(probe, shape):
+    """self.query, self.key and self.value get no gradient while x does: the outputs come out of
+    other layers (nanoGPT's fused c_attn, say), whose weights the test did not set."""
+    grads = probe.submission(learning, checked=False, **sizes(shape))
+    if not isinstance(grads, dict) or grads.get("x") is None or any(
+            grads.get(f"self.{name}.weight") is not None for name in LAYERS):
+        return None
+    _, parameters, _ = probe.submission(layers_found, **sizes(shape))
+    others = [path for path, _, _ in parameters if path.split(".")[0] not in LAYERS]
+    named = ", ".join(others[:3])
+    return Diagnosis("ex3.layers_unused",
+                     "self.query、self.key、self.value 建好了，却没有用到：q、k、v 是由别的层算出来的"
+                     + (f"（{named.replace(', ', '、')}）" if others else "")
+                     + "。练习规定了三个层的名字，测试设置的是它们的权重（像 nanoGPT 那样把三者合成一个 c_attn 的写法，"
+                     "这里不适用）：q = self.query(x)，k = self.key(x)，v = self.value(x)",
+                     "self.query, self.key and self.value are built but never used: q, k and v "
+                     "come out of other layers" + (f" ({named})" if others else "")
+                     + ". The exercise fixes the three layers' names and the test sets their "
+                     "weights (a fused c_attn split in three, as nanoGPT does, does not fit "
+                     "here): q = self.query(x), k = self.key(x), v = self.value(x)")
+
+
+def changed_input(probe):
+    changed = changed_everywhere(probe, inputs_after, [sizes(s) for s in SHAPES], ("x",))
+    return modifies_input_diagnosis("ex3", "forward", changed, "q = self.query(x)") \
+        if changed else None
 
 
 def right_values_diagnosis(probe):

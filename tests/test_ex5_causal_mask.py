@@ -366,6 +366,9 @@ def catalogued(probe):
     found = named_slips(MASK_STEPS, draws(), "ex5.", most=3)
     if found:
         return found
+    found = zero_times_inf(probe, got)
+    if found:
+        return found
     right = same(got, masked_weights(scores, lesson(MASK_STEPS))) and right_where_graded(probe)
     if right and changed_everywhere(probe, inputs_after, shapes(), ("scores",)):
         return modifies_input_diagnosis(
@@ -388,6 +391,29 @@ def catalogued(probe):
         raise
     return shortcut_diagnosis(shown, "ex5.shortcut")
 
+
+
+def zero_times_inf(probe, got):
+    """NaN in every row, and the work multiplies by −∞: 0 × −∞ is NaN (an additive mask made as
+    (tril == 0) * float('-inf') holds NaN where tril is 1)."""
+    if not isinstance(got, torch.Tensor) or not got.is_floating_point() \
+            or not torch.isnan(got).any(dim=-1).all():
+        return None
+    _, call = probe.submission(shown_weights, **DIAGNOSE_SHAPE)
+    ops = call.record.get("ops") if isinstance(getattr(call, "record", None), dict) else None
+    if not isinstance(ops, list) or not any(
+            isinstance(op, list) and op and "mul" in str(op[0]) and any(
+                isinstance(a, float) and a == float("-inf") for a in op[1] if type(a) is float)
+            for op in ops[:200]):
+        return None
+    return Diagnosis("ex5.zero_times_inf",
+                     "掩码是用乘以 −∞ 做出来的（例如 (tril == 0) * float('-inf')）：0 × −∞ 不是 0，而是 NaN，"
+                     "于是过去的位置也成了 NaN，softmax 之后整行都是 NaN。用 masked_fill 只填未来："
+                     "scores.masked_fill(tril == 0, float('-inf'))",
+                     "The mask was made by multiplying by −∞ ((tril == 0) * float('-inf'), say): "
+                     "0 × −∞ is not 0 but NaN, so the past turns into NaN too, and after softmax "
+                     "every row is NaN. Fill only the future, with masked_fill: "
+                     "scores.masked_fill(tril == 0, float('-inf'))")
 
 
 def diagnose_error(error):

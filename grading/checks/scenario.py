@@ -97,7 +97,7 @@ def set_embedding(module, weight):
         raise Mismatch(Bi(f"self.token_embedding_table 是 {kind}，没有 .weight 这张表：它应当是 "
                           "nn.Embedding(vocab_size, n_embd)",
                           f"self.token_embedding_table is a {kind} with no .weight table: it should be "
-                          "an nn.Embedding(vocab_size, n_embd)"))
+                          "an nn.Embedding(vocab_size, n_embd)"), key="embedding_kind", kind=kind)
     if found["shape"] != [vocab_size, n_embd]:
         shape = tuple(found["shape"])
         raise Mismatch(Bi(f"self.token_embedding_table.weight 的形状是 {shape}，而 "

@@ -25,14 +25,19 @@ def layers_built_in_forward(short, source):
     if not built:
         return None
     line, text = built[0]
+    use = USE.get(short, USE["ex6"])
     return Diagnosis(f"{short}.layers_in_forward",
                      f"forward 每次运行都新建了层（第 {line} 行：{text}）：每次调用都是新的随机权重，"
-                     "同一个 x 两次的输出也不一样，训练也改不了它们（优化器只认识 __init__ 里建好的参数）。"
-                     "层要在 __init__ 里建一次，forward 里只使用它们：q = self.query(x)",
+                     "同一个输入两次的输出也不一样，训练也改不了它们（优化器只认识 __init__ 里建好的参数）。"
+                     f"层要在 __init__ 里建一次，forward 里只使用它们：{use}",
                      f"forward makes a new layer each time it runs (line {line}: {text}): every "
-                     "call gets new random weights, two calls on the same x differ, and training "
-                     "cannot change them (the optimiser knows only the parameters __init__ made). "
-                     "Build layers once in __init__; forward only uses them: q = self.query(x)")
+                     "call gets new random weights, two calls on the same input differ, and "
+                     "training cannot change them (the optimiser knows only the parameters "
+                     f"__init__ made). Build layers once in __init__; forward only uses them: {use}")
+
+
+USE = {"ex1": "self.token_embedding_table(idx)", "ex3": "q = self.query(x)",
+       "ex6": "q = self.query(x)"}  # how forward uses a layer built in __init__
 
 
 def no_return(short, failed, source):

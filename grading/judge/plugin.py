@@ -317,18 +317,18 @@ class GradingPlugin:
             return None, f"picture: {type(error).__name__}: {error}"
 
     def _cause(self, exercise):
-        """(the cause: what forward visibly does wrong as written, else the test file's
-        diagnose, else diagnose_error on its crash, else a cause the exercises share; "" or what
-        went wrong in a diagnosis itself)."""
+        """(the cause: the test file's diagnose, else diagnose_error on its crash, else a cause
+        the exercises share (grading.diagnosis.shared); "" or what went wrong in a diagnosis
+        itself)."""
         module = self.test_modules.get(exercise)
         diagnose = getattr(module, "diagnose", None)
         diagnose_error = getattr(module, "diagnose_error", None)
         results = [r for r in self.results if r.exercise == exercise]
         source = Source(self.submission_dir, exercise)
         try:
-            found = shared.layers_built_in_forward(exercise.split("_")[0], source)
+            found = None
             try:
-                found = found or (diagnose(Probe(self, exercise)) if diagnose else None)
+                found = diagnose(Probe(self, exercise)) if diagnose else None
             except WorkerFailure as failure:
                 if diagnose_error and failure.kind in ("raised", "import"):
                     found = diagnose_error(failure.error)
