@@ -2,7 +2,9 @@
 
 An exercise is one step of the lesson 《注意力机制：让模型看见上下文》, in three files of one name:
 exercises/<name>.py (the stub), solutions/<name>.py and tests/test_<name>.py. Here it has
-- `section`: the lesson's section, (中文, English), as reports and hints name it;
+- `section`: the exercise's title, (中文, English), as reports name it;
+- `heading`: the heading of the lesson's section that teaches it, (its exact text, English), as
+  hints send the learner to it (checked against docs/lesson.zh.txt by the self-test);
 - `points`: what the exercise is worth; the `grade` marks of its test file must add up to it
   (checked when the tests are collected; the course's total is the sum over all exercises);
 - `api`: the names and signatures a submission is graded against, in the order of the file
@@ -27,6 +29,7 @@ class Hint:
 class Exercise:
     name: str  # "ex1_embedding": the file name, and "ex1" its number as the command line takes it
     section: tuple  # (中文, English)
+    heading: tuple  # (the lesson's heading, English)
     points: int
     api: tuple  # "Class.method(self, arg)" or "function(arg)", in the file's order
     hints: tuple  # of Hint
@@ -37,7 +40,9 @@ class Exercise:
 
 
 EXERCISES = (
-    Exercise('ex1_embedding', section=('先升级表示', 'token embedding'), points=10,
+    Exercise('ex1_embedding', section=('先升级表示', 'token embedding'),
+             heading=('先升级表示：用向量表示每个字', 'first, better representations: a vector for each character'),
+             points=10,
              api=('TokenEmbedding.__init__(self, vocab_size, n_embd)', 'TokenEmbedding.forward(self, idx)'),
              hints=(
                  Hint("还是查表，只是表里的每一行不再是一个数，而是 n_embd 个数。PyTorch 有一个现成的层就是这张表，"
@@ -52,7 +57,9 @@ EXERCISES = (
                       "and then the row length n_embd; assign it to self.token_embedding_table. In forward, call "
                       "the table on idx: (B, T) becomes (B, T, n_embd). Let nn.Embedding raise IndexError for ids "
                       "out of range; do not wrap them with %."),)),
-    Exercise('ex2_averaging', section=('对前文取平均', 'averaging the context'), points=15,
+    Exercise('ex2_averaging', section=('对前文取平均', 'averaging the context'),
+             heading=('一个初步的做法：对前文取平均', 'a first attempt: averaging the context'),
+             points=15,
              api=('averaging_matrix(T)', 'average_context(x)'),
              hints=(
                  Hint("先想第 i 个位置要平均哪些位置：它自己和它之前的，一共 i+1 个。把\u201c参与平均的位置\u201d画成一张 "
@@ -67,7 +74,9 @@ EXERCISES = (
                       "matrix of ones, tril; dividing each row by its sum (sum over dim=1 with keepdim=True) gives "
                       "weights. In average_context, one matrix product weights @ x applies the (T, T) matrix to "
                       "every sample of the (B, T, C) input, with no loop."),)),
-    Exercise('ex3_qkv', section=('查询、键、值', 'query, key, value'), points=15,
+    Exercise('ex3_qkv', section=('查询、键、值', 'query, key, value'),
+             heading=('自注意力：查询、键、值', 'self-attention: query, key, value'),
+             points=15,
              api=('QKV.__init__(self, n_embd, head_size)', 'QKV.forward(self, x)'),
              hints=(
                  Hint("三个角色各有自己的一套参数：查询、键、值各用一个线性层从同一个字向量变换得到。每个层把 n_embd "
@@ -81,7 +90,9 @@ EXERCISES = (
                       "The lesson's step: self.query, self.key and self.value are each an nn.Linear from n_embd "
                       "to head_size with bias=False (no bias). In forward, pass x through each of the three and "
                       "return the three tensors in the order (q, k, v)."),)),
-    Exercise('ex4_scaling', section=('缩放', 'scaled scores'), points=15,
+    Exercise('ex4_scaling', section=('缩放', 'scaled scores'),
+             heading=('自注意力：查询、键、值', 'self-attention: query, key, value'),
+             points=15,
              api=('attention_scores(q, k)',),
              hints=(
                  Hint("第 i 行第 j 列是第 i 个字的查询与第 j 个字的键的点积。两个 (B, T, head_size) 的张量，怎样一次算出"
@@ -94,7 +105,9 @@ EXERCISES = (
                       "The lesson's steps: swap k's last two dimensions (transpose(-2, -1)) and multiply q by it, "
                       "giving (B, T, T); then multiply by head_size to the power -0.5, that is divide by the "
                       "square root of head_size. head_size is q's last dimension."),)),
-    Exercise('ex5_causal_mask', section=('因果掩码', 'the causal mask'), points=20,
+    Exercise('ex5_causal_mask', section=('因果掩码', 'the causal mask'),
+             heading=('不能参考未来：因果掩码', 'no peeking at the future: the causal mask'),
+             points=20,
              api=('causal_softmax(scores)',),
              hints=(
                  Hint("第 i 行是位置 i 对各个位置的关注程度。位置 i 之后的那些格子（对角线右上方）是未来，要在换算成权重"
@@ -108,7 +121,9 @@ EXERCISES = (
                       "The lesson's steps: torch.tril applied to a (T, T) matrix of ones gives tril; masked_fill "
                       "puts float(\"-inf\") where tril is 0; then F.softmax over the last dimension (dim=-1) "
                       "makes every row sum to 1. The order matters: mask first, then softmax."),)),
-    Exercise('ex6_head', section=('一个完整的注意力头', 'one attention head'), points=25,
+    Exercise('ex6_head', section=('一个完整的注意力头', 'one attention head'),
+             heading=('一个完整的注意力头', 'one complete attention head'),
+             points=25,
              api=('Head.__init__(self, n_embd, head_size, block_size)', 'Head.forward(self, x)'),
              hints=(
                  Hint("把练习 3、4、5 串起来，最后再做一次练习 2 那样的加权求和——只是这次被加权的是值向量，权重来自查询与键。"

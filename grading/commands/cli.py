@@ -343,7 +343,10 @@ def hint_command(args):
     """hint N [LEVEL]: a hint for one exercise (grading/commands/hints.py)."""
     from grading.commands.hints import show
     try:
-        print(show(exercise_names(args.exercise)[0], args.level, args.remember, args.lang))
+        from grading.output import terminal
+        shown = show(exercise_names(args.exercise)[0], args.level, args.remember, args.lang)
+        print("\n".join(part for line in shown.splitlines()
+                        for part in terminal.fit(line, terminal.width())))
     except (ValueError, OSError) as error:
         print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
         return USAGE_ERROR
@@ -531,6 +534,9 @@ def run(args, folder, exercises, backend):
         from grading.commands.watch import watch
         return watch(backend, folder, seed, timeout, result, command, args.lang), None
     actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    if not args.solutions and not actions and not args.json:  # a learner's run: hint N reads it
+        from grading.commands.hints import remember_run
+        remember_run(result)
     shown = report.text(result, command, args.lang)
     # In Actions, the report is printed with workflow commands stopped (report.github_log), so no
     # line of the learner's can act as one; the grader's own annotations come after the resume.

@@ -20,7 +20,7 @@ SHIPPED = (*GRADER_FILES, "exercises", ".gitignore", ".github/scripts/grade.sh",
 # What a learner's copy ignores, whatever the course's own .gitignore says: a virtual environment
 # (python3 -m venv .venv), caches, and what the grader writes.
 GITIGNORE = (".venv/", "venv/", "__pycache__/", "*.pyc", ".pytest_cache/", "results.json",
-             ".grader-hints.json", "demo-attention.png")
+             ".grader-hints.json", ".grader-last.json", "demo-attention.png")
 
 FEEDBACK_WORKFLOW = """# Feedback on the public checks, on every push and pull request: the same report as
 # python grader.py, a table in the job summary and notes on your lines. This is NOT the grade:

@@ -176,25 +176,32 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
         out.append(not_graded(grade).render(lang))
     todo = next((ex for ex in grade.exercises if ex.score < ex.max_score), None)
     graded = ", ".join(e.exercise for e in grade.exercises)
+    names = list(SECTIONS)
+    later = names[names.index(grade.exercises[-1].exercise) + 1:] if grade.exercises else []
     if todo is None and len(grade.exercises) < len(SECTIONS):
         public = ("公开", "public ") if grade.hidden_points else ("", "")
         graded_zh = "、".join(e.exercise for e in grade.exercises)
-        out.append(Bi(f" {graded_zh} 的{public[0]}检查全部通过。运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
-                      f" Every {public[1]}check of {graded} passes. Run {command} to grade all "
-                      f"{len(SECTIONS)} exercises.").render(lang))
+        out.append(Bi(f" {graded_zh} 的{public[0]}检查全部通过。", f" Every {public[1]}check of {graded} "
+                      "passes.").render(lang))
+        if later:  # the next step of the lesson
+            out.append(next_line(later[0], folder, command, watching).render(lang))
+        else:
+            out.append(Bi(f" 运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
+                          f" Run {command} to grade all {len(SECTIONS)} exercises.").render(lang))
     elif todo is None and grade.hidden_points:
         out.append(Bi(" 公开检查全部通过。", " Every public check passes.").render(lang))
     elif todo is None:
         out.append(Bi(" 全部检查通过。", " Every check passes. 全部通过。").render(lang))
     else:
-        number = todo.exercise[2]
-        zh, en = SECTIONS.get(todo.exercise, ("", ""))
-        then = Bi("，保存后会自动重新打分", ", and save: it is regraded at once") if watching else \
-            Bi(f"，然后运行 {command} {number}", f", then run {command} {number}")
-        out.append(Bi(f" 下一步：{todo.exercise}（{zh}）——编辑 {folder}/{todo.exercise}.py{then.zh}；"
-                      f"卡住了就运行 python grader.py hint {number}",
-                      f" Next: {todo.exercise} ({zh} · {en}) — edit {folder}/{todo.exercise}.py"
-                      f"{then.en}; stuck? python grader.py hint {number}").render(lang))
+        out.append((next_line(todo.exercise, folder, command, watching)
+                    + Bi(f"；卡住了就运行 python grader.py hint {todo.exercise[2]}",
+                         f"; stuck? python grader.py hint {todo.exercise[2]}")).render(lang))
+    if any(ex.exercise == "ex5_causal_mask" and ex.status == "done" for ex in grade.exercises):
+        out.append(Bi(" 顺便看一眼：分数全为 0 时，causal_softmax 给出的正是练习 2 的平均矩阵。注意力所做的，"
+                      "只是把这一组权重换得更为合理。",
+                      " Notice: for scores that are all 0, causal_softmax gives exercise 2's "
+                      "averaging matrix. Attention only replaces that set of weights with better "
+                      "ones (把这一组权重换得更为合理).").render(lang))
     if any(ex.exercise == "ex6_head" and ex.status == "done" for ex in grade.exercises):
         out.append(Bi(" 看它工作：python grader.py demo 用你的注意力头训练一个小模型，并画出它在看哪里。",
                       " See it work: python grader.py demo trains a tiny model with your head and "
@@ -202,6 +209,16 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
     most = most or terminal.width()
     # nothing above may move the cursor or recolour; every line fits the terminal
     return "\n".join(part for line in out for part in terminal.fit(inert(line), most))
+
+
+def next_line(exercise, folder, command, watching):
+    """" Next: ex3_qkv (查询、键、值 · query, key, value) — edit …/ex3_qkv.py, then run … 3"."""
+    number = exercise[2]
+    zh, en = SECTIONS.get(exercise, ("", ""))
+    then = Bi("，保存后会自动重新打分", ", and save: it is regraded at once") if watching else \
+        Bi(f"，然后运行 {command} {number}", f", then run {command} {number}")
+    return Bi(f" 下一步：{exercise}（{zh}）——编辑 {folder}/{exercise}.py{then.zh}",
+              f" Next: {exercise} ({zh} · {en}) — edit {folder}/{exercise}.py{then.en}")
 
 
 GRADING_ERROR_TAG = "grading-error"  # a test that met an error of the grader, not of the code

@@ -104,12 +104,13 @@ def _pieces(text):
 
 def fit(line, most):
     """line as lines of at most `most` columns, each continuation indented two beyond the line's
-    own indent. A piece longer than a whole line (a long path) is left whole on its own line."""
+    own indent (none for a line that has none: a paragraph). A piece longer than a whole line (a
+    long path) is left whole on its own line."""
     if columns(line) <= most:
         return [line]
     body = line.lstrip(" ")
     indent = len(line) - len(body)
-    hang = indent + 2
+    hang = indent + 2 if indent else 0  # a report's line hangs under its text; a paragraph not
     out, current = [], " " * indent
     for piece in _pieces(body):
         if columns(current) + columns(piece.rstrip()) > most and current.strip():

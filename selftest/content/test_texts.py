@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import course
 from grading.commands.hints import read_hints
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -235,11 +236,11 @@ def test_learner_texts_of_the_mistakes_hold_no_english_in_chinese(graded):
 @pytest.mark.parametrize("exercise", EXERCISES)
 def test_the_last_hint_names_the_lesson_section(exercise):
     from grading.commands.hints import show
-    from grading.config import SECTIONS
     last = len(read_hints(exercise))
     for lang in ("zh", "en"):
         end = show(exercise, last, False, lang).splitlines()[-1]
-        assert f"\u201c{SECTIONS[exercise][0]}\u201d" in end and exercise not in end, end
+        heading = course.BY_NAME[exercise].heading[0]
+        assert f"\u201c{heading}\u201d" in end and exercise not in end, end
     assert latin_words(show(exercise, last, False, "zh")) == []
 
 
@@ -290,3 +291,11 @@ def test_the_test_kits_messages_say_where_and_what_in_chinese():
     assert "实际返回的是 None" in told[2].zh, told[2]
     for text in told:
         assert latin_words(text.zh) == [], text.zh
+
+
+def test_hints_name_the_lessons_real_headings():
+    """Each exercise's heading is a heading of the lesson, as docs/lesson.zh.txt has it (the last
+    hint sends the learner there): a line of its own, word for word."""
+    lesson = (ROOT / "docs" / "lesson.zh.txt").read_text(encoding="utf-8").splitlines()
+    for exercise in course.EXERCISES:
+        assert exercise.heading[0] in lesson, f"{exercise.name}: no heading {exercise.heading[0]}"
