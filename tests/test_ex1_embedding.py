@@ -116,6 +116,11 @@ def embed_twice(ex, gen, B, T, vocab_size, n_embd):
         return m(idx), m(idx), idx
 
 
+def table_of_embed_twice(gen, B, T, vocab_size, n_embd):
+    """The table embed_twice set, drawn again."""
+    return randn(gen, vocab_size, n_embd)
+
+
 def out_of_range(ex, gen, B, T, vocab_size, n_embd):
     """For each bad id, the name of the exception it raised, or "" when forward returned."""
     m = ex.TokenEmbedding(vocab_size, n_embd)
@@ -337,6 +342,10 @@ def other_rows(probe, shape):
     first, again = finite(first, size), finite(again, size)
     if first is None or again is None:
         return None
+    if close(first, again):
+        found = renormalised(first, probe.inputs(table_of_embed_twice, **sizes(shape))[idx])
+        if found:
+            return found
     if not close(first, again):
         if not all(lookup_like(out, idx) for out in (first, again)):
             return None  # random in another way (dropout in forward?): no table's story
@@ -358,6 +367,27 @@ def other_rows(probe, shape):
                      "lookup (multiplied by √n_embd as in the Transformer paper, or something "
                      "added), or the ids are looked up in another table. The lesson's forward "
                      "returns the rows themselves: self.token_embedding_table(idx)")
+
+
+def renormalised(got, rows):
+    """Each vector is its row of the table shrunk to one length at most: nn.Embedding(…,
+    max_norm=c) (which also rescales those rows of the table itself, in place)."""
+    rows = rows.double()
+    norms, scale = got.norm(dim=-1), got.norm(dim=-1) / rows.norm(dim=-1)
+    shrunk = scale < 1 - 1e-4
+    if not shrunk.any() or not close(got, rows * scale[..., None]) or (scale > 1 + 1e-4).any():
+        return None
+    c = float(norms[shrunk].max())
+    if not torch.allclose(norms[shrunk], torch.full_like(norms[shrunk], c), rtol=1e-3):
+        return None
+    return Diagnosis("ex1.max_norm",
+                     f"查出的向量是表里那一行缩短到长度不超过 {c:.3g} 的样子：这是 nn.Embedding(…, max_norm=…) 的效果"
+                     "（它还会原地改动表里被查到的那些行）。课文的 nn.Embedding(vocab_size, n_embd) 没有 max_norm："
+                     "查表就是原样取出那一行",
+                     f"The vectors are their rows of the table shrunk to a length of at most {c:.3g}: "
+                     "that is what nn.Embedding(…, max_norm=…) does (and it rescales those rows "
+                     "of the table itself, in place). The lesson's nn.Embedding(vocab_size, n_embd) "
+                     "has no max_norm: a lookup returns its row as it is")
 
 
 def lookup_like(out, idx):

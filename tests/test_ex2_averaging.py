@@ -268,12 +268,14 @@ AVERAGING_STEPS = {
             "lower-triangular tril, whose row i has 1s only in its first i+1 places (a softmax "
             "of a matrix of 0s gives the same: the future must be −∞, not 0)"),
         Way("diagonal_excluded", lambda T: torch.tril(ones_matrix(T), diagonal=-1),
-            "下三角矩阵没有包括对角线（torch.tril(…, diagonal=-1)）：位置 i 只平均了它之前的字，没有它自己；"
-            "第 0 行一个 1 也没有，归一化时 0/0 得到 NaN。课文第 i 行平均的是位置 0 到 i，包括自己：torch.tril(torch.ones(T, T))",
-            "The lower triangle leaves out the diagonal (torch.tril(…, diagonal=-1)): position i "
-            "averages only what came before it, not itself, and row 0 has no 1 at all, so "
-            "normalising it gives 0/0 = NaN. The lesson's row i averages positions 0 to i, "
-            "itself included: torch.tril(torch.ones(T, T))"),
+            "位置 i 只平均了它之前的字，没有它自己（不带对角线的下三角 torch.tril(…, diagonal=-1)，或者把 [:t+1] "
+            "写成了 [:t]，都是这样）；第 0 个位置什么也没有，0/0 得到 NaN。课文第 i 行平均的是位置 0 到 i，包括自己："
+            "torch.tril(torch.ones(T, T))",
+            "Position i averages only what came before it, not itself (as a lower triangle "
+            "without its diagonal, torch.tril(…, diagonal=-1), does, or a slice [:t] where "
+            "[:t+1] was meant); position 0 then has nothing to average, and 0/0 gives NaN. The "
+            "lesson's row i averages positions 0 to i, itself included: "
+            "torch.tril(torch.ones(T, T))"),
         Way("one_step_of_future", lambda T: torch.tril(ones_matrix(T), diagonal=1),
             "下三角矩阵多了一条对角线（torch.tril(…, diagonal=1)）：位置 i 还平均进了位置 i+1，那是未来。"
             "课文第 i 行只平均位置 0 到 i：torch.tril(torch.ones(T, T))",

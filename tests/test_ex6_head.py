@@ -428,6 +428,11 @@ HEAD_STEPS = {
     **MASK_STEPS,
     "values": [
         Way("v", lambda w, x, q, k, v: w @ v),
+        Way("weights_returned", lambda w, x, q, k, v: w,
+            "forward 返回的是权重 weights 本身，形状 (B, T, T)，而不是对值的加权求和：out = weights @ v，"
+            "然后 return out",
+            "forward returns the weights themselves, of shape (B, T, T), instead of the "
+            "weighted sum of the values: out = weights @ v, then return out"),
         Way("weights_at_x", lambda w, x, q, k, v: w @ x,
             "输出是 weights @ x：加权求和的对象应当是值向量 v，不是字向量 x（所以输出是 head_size 维，不是 n_embd 维）",
             "The output is weights @ x: the weighted sum is over the values v, not over the "

@@ -185,6 +185,18 @@ def expect_inputs_unchanged(sent, after, what, names):
              f"{name}.masked_fill_(…)) changes the caller's tensor too, which the rest of a "
              f"model still uses. Use the out-of-place form, which makes a new tensor: {name} = "
              f"{name} * …, {name}.masked_fill(…) (no underscore)")
+    written = getattr(after, "written", None) or []
+    for name, wrote in zip(names, written):
+        if wrote:  # values as they were, but an in-place operation wrote into the caller's tensor
+            fail(f"{what} 对它的输入 {name} 做了原地运算（带下划线的方法，例如 {name}.nan_to_num_()、{name}.clamp_()，"
+                 f"或 {name}[…] = …）：这一次数值碰巧没变，但它写进了调用者的张量；需要梯度的张量上这样做会报错，"
+                 "输入里真有 NaN 之类时也会被改掉。请用不原地修改的写法，它生成一个新张量（不带下划线的方法）",
+                 f"{what} ran an in-place operation on its input {name} (a method with a trailing "
+                 f"underscore such as {name}.nan_to_num_() or {name}.clamp_(), or {name}[…] = …): "
+                 "the values happened to stay the same here, but it writes into the caller's "
+                 "tensor, which fails on a tensor that requires a gradient and would change an "
+                 "input that held a NaN, say. Use the out-of-place form, which makes a new "
+                 "tensor (the method without the underscore)")
 
 
 def expect_gradients(got, want, dims=None):

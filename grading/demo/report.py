@@ -177,6 +177,13 @@ def report(result, lang, png_path):
         out += ["", not_learning(result, lang)]
     out.append("")
     out.append(png_note(result, png_path, lang))
+    if "peeked" not in found:
+        out.append(Bi("试一试：把 exercises/ex6_head.py 里 masked_fill 那一行注释掉，再运行 python grader.py demo："
+                      "没有因果掩码的注意力头，训练损失会低于理论下限——它偷看了答案，生成的句子却一塌糊涂。",
+                      "Try it: comment out the masked_fill line of exercises/ex6_head.py and run "
+                      "python grader.py demo again: a head without the causal mask scores below "
+                      "the floor, because it peeks at the answer, and its sentences fall "
+                      "apart.").render(lang))
     return "\n".join(out), bool(found)
 
 
@@ -268,19 +275,26 @@ def png_note(result, png_path, lang):
                                               "PingFang", "Droid Sans Fallback"))), None)
     sentence = result["sentence"]
     labels = list(sentence) if cjk else [str(i) for i in range(len(sentence))]
+    words = lang if cjk else "en"  # Chinese titles need a font that has the characters
     plt.rcParams["font.sans-serif"] = [cjk or "DejaVu Sans", "DejaVu Sans"]
-    rows = torch.stack([result["head_row"], torch.full_like(result["head_row"],
-                                                            1 / len(sentence))])
-    figure, ax = plt.subplots(figsize=(10, 2.6))
-    ax.imshow(rows.numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(labels)), labels)
-    ax.set_yticks([0, 1], ["attention", "averaging"])
-    ax.add_patch(plt.Rectangle((result["match"] - 0.5, -0.5), 1, 1, fill=False, color="red",
-                               linewidth=2))
+    T = len(sentence)
+    averaging = torch.tril(torch.ones(T, T)) / torch.arange(1, T + 1)[:, None]
+    weights = result.get("head_weights", torch.stack([result["head_row"]] * T))
+    figure, axes = plt.subplots(1, 2, figsize=(12, 6))
+    for ax, matrix, title in ((axes[0], weights, Bi("你的注意力头：权重由内容算出", "your head: weights from content")),
+                              (axes[1], averaging, Bi("取平均：固定的权重", "averaging: fixed weights"))):
+        ax.imshow(matrix.numpy(), cmap="viridis", vmin=0, vmax=1)
+        ax.set_xticks(range(T), labels)
+        ax.set_yticks(range(T), labels)
+        ax.set_title(title.render(words))
+        ax.set_xlabel(Bi("被参考的字", "attended to").render(words))
+        ax.set_ylabel(Bi("当前位置", "position").render(words))
     cue, match = result["cue"], result["match"]
-    ax.set_title(f"row {sentence[cue]}: {sentence} (red: {sentence[match]}, which decides)" if cjk
-                 else f"the cue's row (position {cue}); red: the character that decides "
-                 f"(position {match})")
+    axes[0].add_patch(plt.Rectangle((match - 0.5, cue - 0.5), 1, 1, fill=False, color="red",
+                                    linewidth=2))
+    figure.suptitle(Bi(f"\u201c{sentence}\u201d：红框是提示\u201c{sentence[cue]}\u201d该参考的字\u201c{sentence[match]}\u201d",
+                       f"red box: the cue {cue if not cjk else sentence[cue]} should look at "
+                       f"{match if not cjk else sentence[match]}").render(words))
     figure.tight_layout()
     figure.savefig(png_path)
     plt.close(figure)

@@ -61,7 +61,11 @@ def changed_everywhere(probe, scenario, shapes, names):
     """For diagnoses: the names of the inputs that the learner's call changed at every one of
     `shapes` (`scenario` gives the judge's copies and the worker's report, see call_inputs).
     Shapes of one position (T = 1) are left out: a mask filled in place changes nothing there."""
-    found = [{name for name, *_ in changed_inputs(*probe.submission(scenario, **shape), names)}
+    def changed(sent, after):  # by value, or written into in place (see Remote.call_inputs)
+        written = getattr(after, "written", None) or []
+        return {name for name, *_ in changed_inputs(sent, after, names)} | {
+            name for name, wrote in zip(names, written) if wrote}
+    found = [changed(*probe.submission(scenario, **shape))
              for shape in shapes if shape.get("T", 2) > 1]
     return [name for name in names if all(name in f for f in found)]
 

@@ -23,8 +23,9 @@ def crash_cause(error, exercise):
     frames = error.get("frames") or []
     line = str(frames[-1][3]) if frames and len(frames[-1]) > 3 else ""
     sizes = error.get("sizes") if isinstance(error.get("sizes"), dict) else {}
+    body = str(error.get("body", ""))  # the crashing function's source, where the judge read it
     for rule in RULES:
-        found = rule(kind, message, line, sizes)
+        found = rule(kind, message, line, sizes, body)
         if found:
             key, zh, en = found
             return Diagnosis(f"{exercise}.crash_{key}", zh, en)
@@ -43,7 +44,7 @@ def _named(number, sizes):
     return str(number)
 
 
-def _forward_missing(kind, message, line, sizes):
+def _forward_missing(kind, message, line, sizes, body=""):
     if kind == "NotImplementedError" and 'missing the required "forward" function' in message:
         return ("forward_missing",
                 "这个 nn.Module 没有 forward 方法：调用 head(x) 时，PyTorch 找的是名字正好叫 forward 的方法。"
@@ -54,7 +55,7 @@ def _forward_missing(kind, message, line, sizes):
     return None
 
 
-def _super_missing(kind, message, line, sizes):
+def _super_missing(kind, message, line, sizes, body=""):
     if kind == "AttributeError" and "before Module.__init__() call" in message:
         return ("super_init_missing",
                 "__init__ 的第一行少了 super().__init__()：nn.Module 要先把自己建好，才能在 self 上放层、"
@@ -64,7 +65,7 @@ def _super_missing(kind, message, line, sizes):
     return None
 
 
-def _buffer_name(kind, message, line, sizes):
+def _buffer_name(kind, message, line, sizes, body=""):
     if kind == "KeyError" and re.search(r"can.{0,2}t contain", message) and "." in message:
         return ("buffer_name_dot",
                 "register_buffer 的名字里不能有点：它是 self 上的一个属性名，例如 register_buffer(\"tril\", …)，"
@@ -80,13 +81,13 @@ def _buffer_name(kind, message, line, sizes):
     return None
 
 
-def _mask_type(kind, message, line, sizes):
+def _mask_type(kind, message, line, sizes, body=""):
     if "masked_fill" in message and ("boolean" in message or "Bool" in message):
         return ("mask_not_bool",
                 "masked_fill 的掩码要是布尔张量（True 的位置被填上）：tril == 0 就是一个布尔张量，"
-                "而 tril 本身是 0 和 1 的浮点数",
+                "而由 0 和 1 组成的张量（不论浮点数还是整数）不是",
                 "masked_fill needs a boolean mask (True where it fills): tril == 0 is one, while "
-                "tril itself holds the floats 0 and 1")
+                "a tensor of 0s and 1s (floats or integers) is not")
     if "masked_fill" in message and "numpy" in message:
         return ("mask_numpy",
                 "masked_fill 的掩码是一个 numpy 数组：它要是 torch 的布尔张量，例如 torch.tril(torch.ones(T, T)) == 0",
@@ -95,7 +96,7 @@ def _mask_type(kind, message, line, sizes):
     return None
 
 
-def _not_defined(kind, message, line, sizes):
+def _not_defined(kind, message, line, sizes, body=""):
     found = re.search(r"name '(\w+)' is not defined", message) if kind == "NameError" else None
     if not found:
         return None
@@ -146,7 +147,7 @@ def _names_of(where):
     return [name for name in dir(found) if not name.startswith("_")]
 
 
-def _misspelt(kind, message, line, sizes):
+def _misspelt(kind, message, line, sizes, body=""):
     """A name PyTorch does not have, close to one it does: F.softmx, scores.mask_fill."""
     import difflib
     found = re.search(r"(?:module '([\w.]+)'|'(\w+)' object) has no attribute '(\w+)'", message) \
@@ -187,7 +188,7 @@ FOREIGN_KEYWORDS = {
 }
 
 
-def _keyword(kind, message, line, sizes):
+def _keyword(kind, message, line, sizes, body=""):
     """A keyword argument the function does not take: another library's name for it, or a
     misspelling of one of its own."""
     found = re.search(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'", message) \
@@ -206,7 +207,7 @@ def _keyword(kind, message, line, sizes):
             f"(help(torch.{function.split('.')[-1]}) lists its arguments)")
 
 
-def _missing_argument(kind, message, line, sizes):
+def _missing_argument(kind, message, line, sizes, body=""):
     """A call without an argument it needs: register_buffer without its name, most often."""
     found = re.search(r"([\w.]+)\(\) missing (\d+) required positional arguments?: (.+)$",
                       message) if kind == "TypeError" else None
@@ -225,7 +226,7 @@ def _missing_argument(kind, message, line, sizes):
             f"{function}() was called without its argument {names}")
 
 
-def _element_not_slice(kind, message, line, sizes):
+def _element_not_slice(kind, message, line, sizes, body=""):
     """x[T, T] where x[:T, :T] was meant: one element, at row T and column T, past the end."""
     found = re.search(r"(\w+(?:\.\w+)*)\[\s*(\w+)\s*,\s*\2\s*\]", line)
     if kind != "IndexError" or "out of bounds" not in message or not found:
@@ -239,7 +240,7 @@ def _element_not_slice(kind, message, line, sizes):
             f"{name}[:{size}, :{size}]")
 
 
-def _own_assert(kind, message, line, sizes):
+def _own_assert(kind, message, line, sizes, body=""):
     """The learner's own assert failed, on sizes the exercise allows: its condition is too
     strict (T < block_size where T may equal block_size)."""
     if kind != "AssertionError" or not line.lstrip().startswith("assert"):
@@ -262,7 +263,7 @@ def _own_assert(kind, message, line, sizes):
             + ": its condition should hold there")
 
 
-def _no_attribute(kind, message, line, sizes):
+def _no_attribute(kind, message, line, sizes, body=""):
     found = re.search(r"'(\w+)' object has no attribute '(\w+)'", message) \
         if kind == "AttributeError" else None
     if not found or found.group(1) in ("Tensor", "int", "float", "tuple", "list"):
@@ -276,7 +277,7 @@ def _no_attribute(kind, message, line, sizes):
             "spelling")
 
 
-def _arguments(kind, message, line, sizes):
+def _arguments(kind, message, line, sizes, body=""):
     if kind != "TypeError":
         return None
     if re.search(r"forward\(\) takes \d+ positional arguments? but \d+ were given", message):
@@ -297,11 +298,20 @@ def _arguments(kind, message, line, sizes):
     return None
 
 
-def _matrix_product(kind, message, line, sizes):
+def _matrix_product(kind, message, line, sizes, body=""):
     found = re.search(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)",
                       message)
     if not found:
         return None
+    if re.search(r"one_hot\((?![^)]*num_classes)", body or line):
+        return ("one_hot_width",
+                "F.one_hot 没有给 num_classes：它的宽度就是这一批里最大的编号加 1，不一定是 vocab_size，"
+                "于是和表对不上。写明宽度：F.one_hot(idx, num_classes=vocab_size)（课文直接用 "
+                "nn.Embedding 查表：self.token_embedding_table(idx)）",
+                "F.one_hot was given no num_classes: its width is then the batch's largest id "
+                "plus 1, not necessarily vocab_size, so it does not fit the table. Give the "
+                "width: F.one_hot(idx, num_classes=vocab_size) (the lesson looks ids up with "
+                "nn.Embedding itself: self.token_embedding_table(idx))")
     a, b, c, d = (int(n) for n in found.groups())
     shapes_zh = f"({_named(a, sizes)}, {_named(b, sizes)}) @ ({_named(c, sizes)}, {_named(d, sizes)})"
     if ".weight" in line and ".T" not in line and b == d:
@@ -317,7 +327,7 @@ def _matrix_product(kind, message, line, sizes):
             "the right one's first")
 
 
-def _batch_product(kind, message, line, sizes):
+def _batch_product(kind, message, line, sizes, body=""):
     if "batch2 tensor" not in message:
         return None
     found = re.search(r"batch2 tensor to be: \[(\d+), (\d+)\] but got: \[(\d+), (\d+)\]", message)
@@ -334,11 +344,31 @@ def _batch_product(kind, message, line, sizes):
             "(B, head_size, T); weights @ v is (B, T, T) @ (B, T, head_size)")
 
 
-def _broadcast(kind, message, line, sizes):
+def _time_from_channels(kind, message, line, sizes, body=""):
+    """T read from x's last dimension (n_embd) where x is (B, T, n_embd)."""
+    found = re.search(r"^\s*(T\s*=\s*x\.(?:shape\[-1\]|shape\[2\]|size\(-1\)|size\(2\)))", body,
+                      re.MULTILINE)
+    if not found or not re.search(r"must match|cannot be multiplied|out of bounds|shape", message):
+        return None
+    return ("time_from_channels",
+            f"T 是从 x 的最后一维读出来的（{found.group(1)}），那是 n_embd，不是序列长度。x 的形状是 "
+            "(B, T, n_embd)，T 是第二维：B, T, C = x.shape",
+            f"T is read from x's last dimension ({found.group(1)}), which is n_embd, not the "
+            "sequence's length. x is (B, T, n_embd), so T is the second: B, T, C = x.shape")
+
+
+def _broadcast(kind, message, line, sizes, body=""):
     found = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
                       r"non-singleton dimension (\d+)", message)
     if not found:
         return None
+    if re.search(r"\.sum\(\s*(dim\s*=\s*)?-?\d+\s*\)", line) and "keepdim" not in line:
+        return ("sum_without_keepdim",
+                "这一行的 sum 没有 keepdim=True：求和之后那一维就没了，(B, T, T) 的张量除以 (B, T) 的和时，"
+                "和沿错了方向对齐（或者对不上）。留下那一维：.sum(dim=-1, keepdim=True)",
+                "the sum on this line has no keepdim=True: the summed dimension is gone, so "
+                "dividing a (B, T, T) tensor by the (B, T) sums lines them up the wrong way (or "
+                "not at all). Keep the dimension: .sum(dim=-1, keepdim=True)")
     a, b, dim = (int(n) for n in found.groups())
     return ("sizes_differ",
             f"两个张量在第 {dim} 维上长度不同：{_named(a, sizes)} 对 {_named(b, sizes)}，没法逐个相配。"
@@ -349,7 +379,7 @@ def _broadcast(kind, message, line, sizes):
             "k and v (B, T, head_size)")
 
 
-def _dims(kind, message, line, sizes):
+def _dims(kind, message, line, sizes, body=""):
     found = re.search(r"Dimension out of range \(expected to be in range of \[(-?\d+), (\d+)\], "
                       r"but got (-?\d+)\)", message)
     if not found:
@@ -362,7 +392,17 @@ def _dims(kind, message, line, sizes):
             "Counting from the end is safest: dim=-1 is the last one")
 
 
-def _dtypes(kind, message, line, sizes):
+def _dtypes(kind, message, line, sizes, body=""):
+    if re.search(r"\b(long|Long|int)\b", message) and re.search(
+            r"same dtype|scalar type|expected both", message):
+        return ("integer_tensor",
+                "一个整数张量（torch.long）和 float32 的张量相遇了：整数除法 //、torch.arange(T)、"
+                "dtype=torch.long 或 torch.int 都会给出整数。权重和向量要是浮点数：用 / 而不是 //，"
+                "或者 torch.ones(T, T) 这样默认是 float32 的张量，或者 .float() 转换",
+                "an integer tensor (torch.long) met a float32 one: floor division //, "
+                "torch.arange(T), dtype=torch.long or torch.int all give integers. Weights and "
+                "vectors are floating-point: divide with / rather than //, build with "
+                "torch.ones(T, T) (float32 by default), or convert with .float()")
     if re.search(r"expected (scalar type|m1 and m2 to have the same dtype)|must have the same "
                  r"dtype|found Double|expected both vectors to have same dtype", message):
         return ("dtypes_differ",
@@ -374,7 +414,7 @@ def _dtypes(kind, message, line, sizes):
     return None
 
 
-def _views(kind, message, line, sizes):
+def _views(kind, message, line, sizes, body=""):
     if "view size is not compatible with input tensor's size and stride" in message:
         return ("view_after_transpose",
                 "转置之后的张量在内存里不再是连续的，.view 改不了它的形状：用 .reshape，或者 .contiguous().view；"
@@ -393,7 +433,7 @@ def _views(kind, message, line, sizes):
     return None
 
 
-def _transposed_batch(kind, message, line, sizes):
+def _transposed_batch(kind, message, line, sizes, body=""):
     if re.search(r"transpose\(\s*(0\s*,\s*1|1\s*,\s*0)\s*\)", line) and re.search(
             r"must match the size|batch2 tensor|cannot be multiplied", message):
         return ("transposed_batch",
@@ -404,6 +444,6 @@ def _transposed_batch(kind, message, line, sizes):
     return None
 
 
-RULES = (_transposed_batch, _forward_missing, _super_missing, _buffer_name, _mask_type, _not_defined,
+RULES = (_time_from_channels, _transposed_batch, _forward_missing, _super_missing, _buffer_name, _mask_type, _not_defined,
          _misspelt, _keyword, _missing_argument, _element_not_slice, _own_assert, _no_attribute, _arguments, _matrix_product, _batch_product, _broadcast, _dims, _dtypes,
          _views)

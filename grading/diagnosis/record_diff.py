@@ -480,9 +480,11 @@ def _described(edit, mine, theirs, recorded, exercise):
         op_named = op
     else:  # insert, append
         rzh, ren = _words(reference[edit[2]][0])
-        text = (f"在 {zh} 之后少了课文的 {rzh}。补上这一步，你的代码就得到参考答案的数值",
-                f"the lesson's {_bare(ren)} is missing after {en}; with it, your code gives "
-                "the reference's values")
+        text = (f"在通向返回值的计算里，{zh} 之后少了课文的 {rzh}（算了却没有用在返回值上，也算少了）。"
+                "补上这一步，你的代码就得到参考答案的数值",
+                f"on the way to what your code returns, the lesson's {_bare(ren)} is missing "
+                f"after {en} (computed but left out of what is returned counts as missing); "
+                "with it, your code gives the reference's values")
         op_named = operator_name(reference[edit[2]][0])
     return Diagnosis(f"{exercise}.differs_{kind}_{op_named}", lead_zh + text[0],
                      lead_en + text[1])

@@ -331,7 +331,7 @@ class GradingPlugin:
                 found = diagnose(Probe(self, exercise)) if diagnose else None
             except WorkerFailure as failure:
                 if diagnose_error and failure.kind in ("raised", "import"):
-                    found = diagnose_error(failure.error)
+                    found = diagnose_error(with_body(failure.error, source))
             except CheckFailed:  # a call the diagnosis made could not be verified: no cause
                 pass
             return found or shared.cause(exercise, results, source), ""
@@ -464,6 +464,18 @@ class Probe(SubmissionRunner):
                              torch.Generator().manual_seed(self.last_seed), **params)
 
 
+def with_body(error, source):
+    """The worker's report of a crash, with "body": the source of the learner's function that
+    raised (from the judge's reading of the file, never from the worker)."""
+    frames = error.get("frames") if isinstance(error, dict) else None
+    if not frames or not isinstance(frames[-1], (list, tuple)) or len(frames[-1]) < 3:
+        return error
+    file, function = str(frames[-1][0]), str(frames[-1][2])
+    if "/" in file or "\\" in file or not file.endswith(".py") or not function.isidentifier():
+        return error
+    return {**error, "body": source.function_text(file, function)}
+
+
 class Source:
     """The learner's source of one exercise, read here in the judge (grading.judge.source_check):
     to point to the line of a loop that a verified record has shown, and for the words of a
@@ -475,6 +487,10 @@ class Source:
     def loops(self, entry):
         """[(file, line, text)] of loops that can run once per position in what entry reaches."""
         return source_check.loops_in(self.folder, self.exercise, entry)
+
+    def function_text(self, file, name):
+        """The source of the first function `name` in the submission's file (source_check)."""
+        return source_check.function_text(self.folder, file, name)
 
     def functions(self, name):
         """How each function of the exercise's file named `name` is written, for a cause:

@@ -132,6 +132,15 @@ class LocalChannel(Channel):
         return protocol.from_wire(protocol.to_wire(value))
 
 
+class Inputs(list):
+    """A call's tensor arguments as it left them; `written`: for each, whether an in-place
+    operation wrote into it (its version counter moved), or None where unknown."""
+
+    def __init__(self, args, written=None):
+        super().__init__(args)
+        self.written = [w is True for w in written] if written is not None else None
+
+
 class Module:
     """An exercise module: any public attribute is a function or class of the learner's."""
 
@@ -204,11 +213,15 @@ class Remote:
         return self._wrap(reply["output"]), call
 
     def call_inputs(self, *args):
-        """(what the call returned, [each tensor argument as the call left it, None for the
-        others]): every call sends them back (grading.worker.executor.Executor.call), so a
-        call for the inputs check is like any other."""
+        """(what the call returned, Inputs: each tensor argument as the call left it, None for
+        the others, and whether an in-place operation wrote into it): every call sends them back
+        (grading.worker.executor.Executor.call), so a call for the inputs check is like any
+        other."""
         reply, _ = self._call(args, {})
-        return self._wrap(reply["output"]), reply["args"]
+        written = reply.get("written")
+        after = reply["args"]
+        return self._wrap(reply["output"]), Inputs(after, written if isinstance(written, list)
+                                                   and len(written) == len(after) else None)
 
     @property
     def trusted(self):

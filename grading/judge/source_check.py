@@ -99,6 +99,22 @@ def functions_named(folder, module, name):
     return found
 
 
+def function_text(folder, rel, name, most=60):
+    """The source lines (at most `most`) of the first function named `name` in the submission's
+    file `rel`, joined by newlines; "" when it cannot be read. For a crash's cause: the line that
+    made a tensor is often above the line that crashed with it."""
+    try:
+        lines, _, nodes = _Submission(folder).load(rel)
+    except Exception:  # noqa: BLE001  (best effort: never a verdict)
+        PROBLEMS.append(traceback.format_exc())
+        return ""
+    for node in nodes:
+        if isinstance(node, FUNCTIONS) and node.name == name:
+            end = min(getattr(node, "end_lineno", node.lineno), node.lineno + most)
+            return "\n".join(lines[node.lineno - 1:end])
+    return ""
+
+
 LAYERS = {"Linear", "Embedding", "LazyLinear"}  # a layer's constructor: made in __init__, once
 
 

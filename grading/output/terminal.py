@@ -10,7 +10,8 @@ class PipeSafe:
     # The report's symbols, in ASCII, for a console that cannot show them (the rest become "?").
     ASCII = {"✓": "+", "✗": "x", "·": "-", "█": "#", "░": ".", "▒": ":", "—": "-", "–": "-",
              "→": "->", "…": "...", "×": "x", "−": "-", "√": "sqrt", "ᵀ": "^T", "≥": ">=",
-             "≤": "<=", "≈": "~", "“": '"', "”": '"', "‘": "'", "’": "'"}
+             "≤": "<=", "≈": "~", "“": '"', "”": '"', "‘": "'", "’": "'",
+             "\u00a0": " "}
 
     def __init__(self, stream):
         if hasattr(stream, "reconfigure"):

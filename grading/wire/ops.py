@@ -63,11 +63,13 @@ def reply_problem(op, value, sent=None):
     elif op == Op.CALL:  # the output is whatever the learner's code returns; the record is
         # checked by grading.judge.replay, which trusts none of it
         import torch  # here only: the worker side's wire is imported before torch
-        ok = isinstance(value, dict) and set(value) == {"output", "record", "args"} \
+        ok = isinstance(value, dict) and set(value) == {"output", "record", "args", "written"} \
             and isinstance(value["record"], (dict, type(None))) \
             and isinstance(value["args"], list) \
             and (sent is None or len(value["args"]) == sent) \
-            and all(a is None or type(a) is torch.Tensor for a in value["args"])
+            and all(a is None or type(a) is torch.Tensor for a in value["args"]) \
+            and isinstance(value["written"], list) and len(value["written"]) == len(value["args"]) \
+            and all(type(w) is bool for w in value["written"])
     else:
         ok = True
     return "" if ok else f"a malformed reply to {str(op)!r}"

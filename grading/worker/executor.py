@@ -87,12 +87,13 @@ class Executor:
         """{"output": what the call returned, "record": its record (see record), or None for a
         constructor, "args": each tensor argument as the call left it (None for the others)}.
         Every call is the same request whatever the judge checks with it: the judge sees from
-        "args" whether the call changed its inputs in place. Calls run under torch.no_grad(), as
+        "args" (and "written") whether the call changed its inputs in place. Calls run under torch.no_grad(), as
         in evaluation; request["grad"] lists the arguments that require a gradient, and the call
         then runs with autograd on, as in training."""
         target = self._target(request["target"])
         args = self._arguments(request)
         kwargs = request.get("kwargs", {})
+        versions = [a._version if isinstance(a, torch.Tensor) else None for a in args]
         if isinstance(target, type):  # a constructor: nothing to verify; its random
             # initialisation (a layer the judge does not set) drawn alike in every worker, the
             # second one included, and the worker's own random numbers left as they were
@@ -111,9 +112,12 @@ class Executor:
                                                request["target"].get("handle"),
                                                grad=grad is not None)
             reply = {"output": self._result(target, _detached(returned)), "record": record}
-        # args: the very objects the call got
+        # args: the very objects the call got; written: whether an in-place operation wrote
+        # into each (its version counter moved), even one that left its values as they were
         return {**reply, "args": [a.detach() if isinstance(a, torch.Tensor) else None
-                                  for a in args]}
+                                  for a in args],
+                "written": [isinstance(a, torch.Tensor) and a._version != v
+                            for a, v in zip(args, versions)]}
 
     def _resolve(self, handle, path):
         """(the object at handle's dotted path, "") or (None, the first name that is missing)."""

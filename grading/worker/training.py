@@ -281,6 +281,7 @@ def run(ex6, seed):
     idx = torch.tensor([[INDEX[ch] for ch in text[:cue + 1]]])  # up to the cue
     with torch.no_grad():
         result["sentence"], result["cue"], result["match"] = text[:cue + 1], cue, match
-        result["head_row"] = learner.weights(idx)[0, cue]  # (cue + 1,)
+        result["head_weights"] = learner.weights(idx)[0]  # (cue + 1, cue + 1): every row
+        result["head_row"] = result["head_weights"][cue]  # (cue + 1,): the cue's
         result["head_right"] = VOCAB[int(learner(idx)[0, cue].argmax())] == text[cue + 1]
     return result
