@@ -8,11 +8,11 @@
 
     scores: (B, T, T) → weights: (B, T, T)，每一行只有"当前位置及之前"非零，且一行之和为 1
 
-会检查：权重保持分数的形状 (B, T, T)，而且都是有限的数，T 很长时也一样；权重的每一行之和为 1；权重的
-上三角（未来的位置）全为 0；第 0 行是 [1, 0, …]：位置 0 只能看见自己；改动 t 之后各位置的分数，不会
-改变 t 及之前各行的权重；s 在 t 之后时，∂weights[t] / ∂scores[s] ≈ 0；掩码和 softmax 是亲手写的，没
-有调用 PyTorch 现成的注意力；causal_softmax 不改动传进来的分数：不对输入做原地运算；在四组形状（其中
-一组 B = T = 1）和一个长序列的全新随机分数上与参考答案一致。
+会检查：权重保持分数的形状 (B, T, T)，而且都是有限的数，T 很长、分数很大时也一样；权重的每一行之和为
+1；权重的上三角（未来的位置）全为 0；第 0 行是 [1, 0, …]：位置 0 只能看见自己；改动 t 之后各位置的分
+数，不会改变 t 及之前各行的权重；s 在 t 之后时，∂weights[t] / ∂scores[s] ≈ 0；掩码和 softmax 是亲手
+写的，没有调用 PyTorch 现成的注意力；causal_softmax 不改动传进来的分数：不对输入做原地运算；在四组形
+状（其中一组 B = T = 1）和一个长序列的全新随机分数上与参考答案一致。
 
 Exercise 5 · No peeking at the future: the causal mask
 
@@ -24,13 +24,13 @@ dimension, so that each row sums to 1.
 
     scores: (B, T, T) → weights: (B, T, T), each row non-zero only up to its own position, summing to 1
 
-Checked: the weights keep the scores' shape (B, T, T) and are finite numbers, long T too; every row
-of weights sums to 1; the upper triangle (the future) of weights is 0; row 0 is [1, 0, …]: position
-0 sees only itself; changing the scores of positions after t never changes the weights of rows up to
-t; ∂weights[t] / ∂scores[s] ≈ 0 whenever s is after t; the mask and softmax are written by hand, not
-by PyTorch's ready-made attention; causal_softmax leaves the scores as they were: no in-place
-operation on its input; matches the reference on fresh random scores, four shape sets (B = T = 1
-among them) and a long sequence.
+Checked: the weights keep the scores' shape (B, T, T) and are finite numbers, long T and large
+scores too; every row of weights sums to 1; the upper triangle (the future) of weights is 0; row 0
+is [1, 0, …]: position 0 sees only itself; changing the scores of positions after t never changes
+the weights of rows up to t; ∂weights[t] / ∂scores[s] ≈ 0 whenever s is after t; the mask and
+softmax are written by hand, not by PyTorch's ready-made attention; causal_softmax leaves the scores
+as they were: no in-place operation on its input; matches the reference on fresh random scores, four
+shape sets (B = T = 1 among them) and a long sequence.
 """
 import torch
 from torch.nn import functional as F

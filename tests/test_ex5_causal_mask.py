@@ -61,6 +61,11 @@ def weights(ex, gen, B, T):
     return ex.causal_softmax(draw(gen, B, T))
 
 
+def large_weights(ex, gen, B, T):
+    """causal_softmax of scores forty times the usual (many beyond ±100, where exp overflows)."""
+    return ex.causal_softmax(draw(gen, B, T) * 40)
+
+
 def shown_weights(ex, gen, B, T):
     """causal_softmax(scores) and its Call (its record, for a record diff)."""
     return ex.causal_softmax.shown(draw(gen, B, T))
@@ -140,10 +145,22 @@ def checked(value, B, T):
 
 @public(2)
 def test_shape(submission):
-    """the weights keep the scores' shape (B, T, T) and are finite numbers, long T too
-    权重保持分数的形状 (B, T, T)，而且都是有限的数，T 很长时也一样"""
+    """the weights keep the scores' shape (B, T, T) and are finite numbers, long T and large scores too
+    权重保持分数的形状 (B, T, T)，而且都是有限的数，T 很长、分数很大时也一样"""
     for shape in shapes() + [dict(B=2, T=LONG_T)]:  # (a size that fails shows here first)
         checked(submission(weights, **shape), **shape)
+    large = submission(large_weights, B=2, T=8)
+    if isinstance(large, torch.Tensor) and large.is_floating_point() \
+            and not torch.isfinite(large).all():
+        fail("分数很大时（很多超过 ±100）权重里出现了 NaN 或 inf：exp(100) 超出了 float32 的范围，变成 inf，"
+             "inf / inf 就是 NaN。F.softmax 先从每一行减去这一行的最大值再取指数，数值就不会溢出；"
+             "自己写 softmax 的话也要这样做：scores - scores.max(dim=-1, keepdim=True).values",
+             "for large scores (many beyond ±100) the weights hold NaN or inf: exp(100) is beyond "
+             "float32's range and becomes inf, and inf / inf is NaN. F.softmax subtracts each "
+             "row's largest score before taking exponentials, so nothing overflows; a softmax "
+             "written by hand must do the same: scores - scores.max(dim=-1, keepdim=True).values",
+             key="softmax_overflow")
+    checked(large, B=2, T=8)
 
 
 @public(3)

@@ -15,7 +15,27 @@ def cause(exercise, results, source):
     TestResults; source: the plugin's Source of the exercise's file."""
     short = exercise.split("_")[0]
     failed = [r for r in results if r.status == "failed"]
-    return layers_built_in_forward(short, source) or no_return(short, failed, source)
+    return layers_built_in_forward(short, source) or no_return(short, failed, source) \
+        or keyed(short, failed)
+
+
+# Causes a failed check's key names outright: the check saw the mistake itself.
+KEYED = {
+    "softmax_overflow": (
+        "softmax 是自己写的，取指数之前没有减去每一行的最大值：分数一大，exp 就溢出成 inf，inf / inf 得到 NaN。"
+        "用 F.softmax(weights, dim=-1)，或者先减去最大值：weights - weights.max(dim=-1, keepdim=True).values",
+        "The softmax is written by hand and takes exponentials without subtracting each row's "
+        "largest score first: large scores overflow exp to inf, and inf / inf is NaN. Use "
+        "F.softmax(weights, dim=-1), or subtract the maximum first: weights - "
+        "weights.max(dim=-1, keepdim=True).values"),
+}
+
+
+def keyed(short, failed):
+    for result in failed:
+        if result.key in KEYED:
+            return Diagnosis(f"{short}.{result.key}", *KEYED[result.key])
+    return None
 
 
 def layers_built_in_forward(short, source):
