@@ -7,10 +7,10 @@ softmax 会变得过于极端；所以乘以 head_size ** -0.5，即除以 head_
 
     q, k: (B, T, head_size) → weights: (B, T, T) = q @ kᵀ · head_size^-0.5
 
-会检查：分数的形状是 (B, T, T)：每一对位置一个有限的分数；q、k 是单位高斯随机数时，缩放后的分数方差
-约为 1；分数是亲手算出来的，没有调用 PyTorch 现成的注意力；attention_scores 不改动 q 和 k：不对输入
-做原地运算；在四组形状（其中一组 B = T = 1）的全新随机 q、k 上与参考答案一致；损失对 q 和 k 的梯度与
-参考答案一致：训练时梯度能传回去。
+会检查：分数的形状是 (B, T, T)：每一对位置一个有限的分数；缩放后的分数保持温和，softmax 不会过于极端
+：q、k 是单位高斯随机数时方差约为 1；分数是亲手算出来的，没有调用 PyTorch 现成的注意力；
+attention_scores 不改动 q 和 k：不对输入做原地运算；在四组形状（其中一组 B = T = 1）的全新随机 q、k
+上与参考答案一致；损失对 q 和 k 的梯度与参考答案一致：训练时梯度能传回去。
 
 Exercise 4 · Dot-product scores and scaling
 
@@ -22,11 +22,12 @@ last dimension of q and k: head_size = q.shape[-1].
 
     q, k: (B, T, head_size) → weights: (B, T, T) = q @ kᵀ · head_size^-0.5
 
-Checked: scores have shape (B, T, T), one finite score per pair of positions; with unit-Gaussian q
-and k, the scaled scores have variance ≈ 1; the scores are computed by hand, not by PyTorch's
-ready-made attention; attention_scores leaves q and k as they were: no in-place operation on its
-inputs; matches the reference on fresh random q and k, four shape sets (B = T = 1 among them); a
-loss's gradients for q and for k match the reference's: training can send them back.
+Checked: scores have shape (B, T, T), one finite score per pair of positions; scaled scores stay
+mild, so softmax is not too extreme: variance ≈ 1 for unit-Gaussian q and k; the scores are computed
+by hand, not by PyTorch's ready-made attention; attention_scores leaves q and k as they were: no
+in-place operation on its inputs; matches the reference on fresh random q and k, four shape sets (B
+= T = 1 among them); a loss's gradients for q and for k match the reference's: training can send
+them back.
 """
 import torch
 

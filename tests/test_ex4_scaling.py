@@ -117,8 +117,8 @@ def test_shape(submission):
 
 @public(4)
 def test_variance_is_about_one(submission):
-    """with unit-Gaussian q and k, the scaled scores have variance ≈ 1
-    q、k 是单位高斯随机数时，缩放后的分数方差约为 1"""
+    """scaled scores stay mild, so softmax is not too extreme: variance ≈ 1 for unit-Gaussian q and k
+    缩放后的分数保持温和，softmax 不会过于极端：q、k 是单位高斯随机数时方差约为 1"""
     for s, scores_, part in submission(variance_scores):
         got = expect_tensor(scores_, "attention_scores(q, k)", (s["B"], s["T"], s["T"]),
                             ("B", "T", "T"))
@@ -141,11 +141,22 @@ def test_variance_is_about_one(submission):
 
 
 def unscaled_variance(variance, s):
-    fail(f"head_size={s['head_size']} 时分数的方差是 {variance:.3g}；缩放正确时约为 1（不缩放约为 "
-         "head_size）：乘以 head_size ** -0.5，即除以 head_size 的平方根",
-         f"the scores have variance {variance:.3g} for head_size={s['head_size']}; scaled "
-         "right it is ≈ 1 (unscaled ≈ head_size): multiply by head_size ** -0.5, the "
-         "inverse of the square root of head_size")
+    H = s["head_size"]
+    if variance > 1:
+        fail(f"分数太大了：head_size={H} 时方差是 {variance:.3g}（缩放正确时约为 1，不缩放约为 head_size）。"
+             "课文：点积的数值随向量长度增大，数值过大，下一步的 softmax 就会变得过于极端，几乎把全部权重集中到一个字上。"
+             "乘以 head_size ** -0.5，即除以 head_size 的平方根",
+             f"the scores are too large: variance {variance:.3g} for head_size={H} (scaled right "
+             "≈ 1, unscaled ≈ head_size). The lesson: dot products grow with the vectors' "
+             "length, and softmax of large scores is too extreme, nearly all the weight on one "
+             "character. Multiply by head_size ** -0.5, that is divide by the square root of "
+             "head_size")
+    fail(f"分数被缩得太小了：head_size={H} 时方差只有 {variance:.3g}（缩放正确时约为 1）。这样的分数经过 softmax "
+         "几乎是平均分配，看不出哪个字重要。课文除以的是 head_size 的平方根（乘以 head_size ** -0.5）",
+         f"the scores are scaled down too far: variance only {variance:.3g} for head_size={H} "
+         "(scaled right ≈ 1). softmax of such scores is nearly an even average, with no "
+         "character standing out. The lesson divides by the square root of head_size "
+         "(multiplies by head_size ** -0.5)")
 
 
 @public(1, after=["test_shape", "test_variance_is_about_one"])
@@ -221,11 +232,9 @@ def peak_note(mine, theirs):
     peak = float(mine.max(dim=-1).values.mean())
     right = float(theirs.max(dim=-1).values.mean()) if theirs is not None else 0.5
     if peak > max(0.75, right + 0.2):
-        return Bi(f"每行最大的权重平均是 {peak:.2f}：softmax 过于极端，几乎把全部权重集中到一个字上。"
-                  "课文：点积随 head_size 变大，要除以 head_size 的平方根拉回温和的范围",
-                  f"Each row's largest weight is {peak:.2f} on average: softmax is too extreme, "
-                  "nearly all the weight on one character. The lesson: dot products grow with "
-                  "head_size; dividing by its square root brings them back to a mild range")
+        return Bi(f"每行最大的权重平均是 {peak:.2f}：几乎全部权重都落在一个字上",
+                  f"Each row's largest weight is {peak:.2f} on average: nearly all the weight "
+                  "on one character")
     if peak < right - 0.15:
         return Bi(f"每行最大的权重平均只有 {peak:.2f}：权重几乎是平均分配的，分数被缩得太小了",
                   f"Each row's largest weight is only {peak:.2f} on average: the weights are "

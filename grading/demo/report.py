@@ -278,7 +278,7 @@ def png_note(result, png_path, lang):
     words = lang if cjk else "en"  # Chinese titles need a font that has the characters
     plt.rcParams["font.sans-serif"] = [cjk or "DejaVu Sans", "DejaVu Sans"]
     T = len(sentence)
-    averaging = torch.tril(torch.ones(T, T)) / torch.arange(1, T + 1)[:, None]
+    averaging = result["averaging_weights"]  # the learner's own averaging_matrix(T)
     weights = result.get("head_weights", torch.stack([result["head_row"]] * T))
     figure, axes = plt.subplots(1, 2, figsize=(12, 6))
     for ax, matrix, title in ((axes[0], weights, Bi("你的注意力头：权重由内容算出", "your head: weights from content")),

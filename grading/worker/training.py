@@ -284,4 +284,6 @@ def run(ex6, seed):
         result["head_weights"] = learner.weights(idx)[0]  # (cue + 1, cue + 1): every row
         result["head_row"] = result["head_weights"][cue]  # (cue + 1,): the cue's
         result["head_right"] = VOCAB[int(learner(idx)[0, cue].argmax())] == text[cue + 1]
+        # the averaging's weights, as the learner's exercise 2 makes them (a picture only)
+        result["averaging_weights"] = ex2.averaging_matrix(cue + 1).detach().float()
     return result

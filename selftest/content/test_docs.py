@@ -63,15 +63,15 @@ def exercise_rows(text):
 
 def test_the_readmes_exercise_tables_are_course_pys():
     """Both languages' tables list every exercise of course.py, in its order, with its file,
-    section and points: course.py is where they are changed."""
+    the heading of the lesson's section and points: course.py is where they are changed."""
     import course
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     english = text.index("\n# ", 1)  # the English half starts at the second top heading
     zh_rows, en_rows = exercise_rows(text[:english]), exercise_rows(text[english:])
     for rows, lang in ((zh_rows, "中文"), (en_rows, "English")):
         want = [(e.number, f"exercises/{e.name}.py",
-                 e.section[0] if lang == "中文" else f"{e.section[0]} ({e.section[1]})", str(e.points))
+                 e.heading[0] if lang == "中文" else f"{e.heading[0]} ({e.heading[1]})", str(e.points))
                 for e in course.EXERCISES]
         assert rows == want, (
             f"README.md's {lang} exercise table is not course.py's: its rows should read "
-            f"{want} (number, file, section, points; the last column is free)")
+            f"{want} (number, file, the lesson's heading, points; the last column is free)")
