@@ -213,12 +213,12 @@ MASK_STEPS = {
             "float('-inf')) and then softmax"),
         Way("no_mask", None,
             "没有因果掩码：每一行都对所有位置做了 softmax，位置 i 看到了它之后的字——那是答案。在 softmax 之前"
-            "把 tril == 0 的位置填成 −∞（masked_fill 不改原张量，而是返回一个新张量：要把结果赋回去，"
+            "把 tril == 0 的位置填成 −∞（如果调用了 masked_fill：它不改原张量，而是返回一个新张量，要把结果赋回去，"
             "weights = weights.masked_fill(…)）",
             "There is no causal mask: each row is a softmax over every position, so position i "
             "sees the characters after it, which are the answer. Fill where tril == 0 with −∞ "
-            "before softmax (masked_fill does not change its tensor but returns a new one: "
-            "assign it, weights = weights.masked_fill(…))"),
+            "before softmax (if you did call masked_fill: it does not change its tensor but "
+            "returns a new one, which must be assigned, weights = weights.masked_fill(…))"),
     ],
     "fill": [
         Way("inf", float("-inf")),

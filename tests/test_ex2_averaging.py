@@ -263,10 +263,12 @@ AVERAGING_STEPS = {
             "it, the future. Use torch.tril (lower), not torch.triu"),
         Way("all_ones", ones_matrix,
             "平均矩阵里每个位置都平均了全部 T 个位置，连未来也算进去了。要从下三角的全 1 矩阵 tril 出发，"
-            "第 i 行只有前 i+1 个位置为 1（对全是 0 的矩阵做 softmax 也是这个结果：未来要填 −∞，不是 0）",
+            "第 i 行只有前 i+1 个位置为 1（对全是 0 的矩阵做 softmax 也是这个结果：未来要填 −∞，不是 0；"
+            "masked_fill 返回一个新张量，结果要赋回去）",
             "Each position averages all T positions, the future included. Start from the "
             "lower-triangular tril, whose row i has 1s only in its first i+1 places (a softmax "
-            "of a matrix of 0s gives the same: the future must be −∞, not 0)"),
+            "of a matrix of 0s gives the same: the future must be −∞, not 0, and masked_fill "
+            "returns a new tensor, which must be assigned)"),
         Way("diagonal_excluded", lambda T: torch.tril(ones_matrix(T), diagonal=-1),
             "位置 i 只平均了它之前的字，没有它自己（不带对角线的下三角 torch.tril(…, diagonal=-1)，或者把 [:t+1] "
             "写成了 [:t]，都是这样）；第 0 个位置什么也没有，0/0 得到 NaN。课文第 i 行平均的是位置 0 到 i，包括自己："

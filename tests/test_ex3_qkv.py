@@ -15,6 +15,7 @@ from grading.checks import (
     public,
     raises,
     randn,
+    same,
     set_linear,
     vjp,
 )
@@ -178,7 +179,15 @@ def test_matches_reference(compare):
     q、k、v 按这个顺序与参考答案一致（四组形状，其中一组 B = T = 1）"""
     for shape in SHAPES:
         got, want = compare(project, **sizes(shape))
-        for t, w, name in zip(three(got, shape), want, NAMES):
+        got = three(got, shape)
+        for i, (t, w, name) in enumerate(zip(got, want, NAMES)):
+            other = next((j for j in range(3) if j != i and same(t, want[j])), None)
+            if other is not None and not same(t, w):
+                fail(f"{name} 正是参考答案的 {NAMES[other]}：它是由 self.{LAYERS[other]} 算出来的，"
+                     f"或者返回的顺序不对。要按 (q, k, v) 的顺序返回，{name} = self.{LAYERS[i]}(x)",
+                     f"{name} is exactly the reference's {NAMES[other]}: it came out of "
+                     f"self.{LAYERS[other]}, or the three are returned in another order. Return "
+                     f"(q, k, v), with {name} = self.{LAYERS[i]}(x)")
             expect_close(t, w, name, ("B", "T", "head_size"))
 
 

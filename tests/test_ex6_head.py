@@ -228,10 +228,12 @@ def test_causal_for_every_token(submission):
             if diff.max() > CLOSE:
                 s = int(diff.amax(dim=(0, 2)).argmax())
                 fail(f"改动位置 {t} 之后的字，改变了位置 {s} 的输出：这个注意力头让未来漏了进来。"
-                     "用 tril（切成 [:T, :T]）在 softmax 之前把未来填成 −∞",
+                     "要看三处：softmax 之前，未来的分数填成 −∞（tril 切成 [:T, :T]，填 tril == 0 的位置）；"
+                     "softmax 沿每一行做（dim=-1）；然后 weights @ v",
                      f"changing the tokens after position {t} changed the output at position "
-                     f"{s}: the head lets the future in. Mask the scores with tril (sliced to "
-                     "[:T, :T]) and −∞ before softmax")
+                     f"{s}: the head lets the future in. Three places to look: before softmax, "
+                     "the future's scores become −∞ (tril sliced to [:T, :T], filled where "
+                     "tril == 0); the softmax runs along each row (dim=-1); then weights @ v")
         for t in range(T):
             if (checked(outs[1 + T + t], shape)[:, t] - first[:, t]).abs().max() <= ZERO:
                 fail(f"改动位置 {t} 的字，位置 {t} 的输出却没有变：每个位置都要关注它自己，并对值向量加权求和",

@@ -103,9 +103,12 @@ def expect_tensor(value, what, shape=None, names=None):
         where = tuple(bad.nonzero()[0].tolist())
         number = value[where].item()
         if math.isnan(number) and ("softmax" in what or what.startswith("forward(x)")):
-            fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数（整行都是 −∞ 的话，softmax 之后就是 NaN）",
-                 f"{entry(what, where)} is {number}: the output must be finite (a row that is all "
-                 "−∞ turns into NaN after softmax)")
+            rows = bad.reshape(-1, bad.shape[-1]).all(dim=-1) if bad.dim() else bad
+            fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数（NaN 来自 softmax 之前整行都是 −∞ 的行、"
+                 "0 × −∞，或者 0/0）" + (f"；{int(rows.sum())} 行整行都是 NaN" if bool(rows.any()) else ""),
+                 f"{entry(what, where)} is {number}: the output must be finite (NaN comes from a "
+                 "row that is all −∞ before softmax, from 0 × −∞, or from 0/0)"
+                 + (f"; {int(rows.sum())} rows are NaN throughout" if bool(rows.any()) else ""))
         fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数",
              f"{entry(what, where)} is {number}: the output must be finite")
     return value
@@ -126,7 +129,44 @@ def expect_close(got, want, what, names=None, atol=CLOSE, rtol=CLOSE, source=REF
         n, total, most = int(wrong.sum()), want.numel(), f"{diff.max().item():.2g}"
         text = Bi(f"{entry(what, worst, 'zh')}是 {g}，{source.zh} {w}（{total} 个数中有 {n} 个不同，最多差 {most}）",
                   f"{at} is {g}, {source.en} {w} ({n} of {total} entries differ, by up to {most})")
+        how = relation(got, want)  # what the difference is, when it is a simple one
+        if how is not None:
+            text = text + Bi("\n" + how.zh, "\n" + how.en)
         raise CheckFailed(text + Bi("\n" + hint.zh, "\n" + hint.en) if hint else text)
+
+
+def _factor(c):
+    """c as the learner may have written it: 2.828 → "√8", 0.3536 → "1/√8", 4 → "4"."""
+    for n in range(2, 4097):
+        for value, text in ((n ** 0.5, f"√{n}"), (n ** -0.5, f"1/√{n}"), (float(n), f"{n}"),
+                            (1 / n, f"1/{n}")):
+            if abs(c - value) <= 1e-4 * abs(value) and (text[-1] != "1" or "√" not in text):
+                return text if "√" in text or n < 100 else f"{c:.4g}"
+    return f"{c:.4g}"
+
+
+def relation(got, want):
+    """A Bi saying how got (float64) relates to want when it is a simple relation: want with the
+    last two dimensions swapped, want times one number, or want with its negatives made 0; else
+    None. Facts about the values, for the learner to map onto their code."""
+    def near(a, b):
+        return a.shape == b.shape and bool(torch.allclose(a, b, rtol=1e-4, atol=1e-5))
+    if got.dim() >= 2 and got.shape[-1] == got.shape[-2] and got.shape[-1] > 1 \
+            and near(got, want.transpose(-2, -1)):
+        return Bi("你的结果正好是应有结果的转置（最后两维的行和列互换了）：相乘的顺序或者转置的那一维是不是反了？",
+                  "your values are the expected ones transposed (the last two dimensions' rows "
+                  "and columns swapped): a product the wrong way round, or the wrong tensor "
+                  "transposed?")
+    scale = float((got * want).sum() / (want * want).sum()) if float((want * want).sum()) else 0.0
+    if scale and abs(scale - 1) > 1e-3 and near(got, scale * want):
+        c = _factor(scale)
+        return Bi(f"你的每一个数都正好是应有数值的 {c} 倍：差的只是一个缩放的系数",
+                  f"every one of your values is exactly {c} times the expected one: only a "
+                  "scale factor differs")
+    if bool((want < 0).any()) and near(got, want.clamp(min=0)):
+        return Bi("你的结果就是应有结果把负数都变成 0（像经过了 ReLU）", "your values are the expected "
+                  "ones with every negative number turned into 0 (as a ReLU does)")
+    return None
 
 
 def expect_sequence(value, what, length):

@@ -293,9 +293,9 @@ def png_note(result, png_path, lang):
     axes[0].add_patch(plt.Rectangle((match - 0.5, cue - 0.5), 1, 1, fill=False, color="red",
                                     linewidth=2))
     figure.suptitle(Bi(f"\u201c{sentence}\u201d：红框是提示\u201c{sentence[cue]}\u201d该参考的字\u201c{sentence[match]}\u201d",
-                       f"red box: the cue {cue if not cjk else sentence[cue]} should look at "
-                       f"{match if not cjk else sentence[match]}").render(words))
-    figure.tight_layout()
+                       f"red box: the cue ({sentence[cue] if cjk else f'position {cue}'}) should "
+                       f"look at {sentence[match] if cjk else f'position {match}'}").render(words))
+    figure.tight_layout(rect=(0, 0, 1, 0.96))
     figure.savefig(png_path)
     plt.close(figure)
     written = Bi(f"热力图已写入 {png_path}", f"Heatmap written to {png_path}")
