@@ -110,6 +110,16 @@ def _not_defined(kind, message, line, sizes, body=""):
         return ("import_missing", f"{name} 没有导入：文件开头加上 import {name if name != 'nn' else 'torch.nn as nn'}",
                 f"{name} is not imported: add import {name if name != 'nn' else 'torch.nn as nn'} "
                 "at the top of the file")
+    first = body.lstrip().splitlines()[0] if body.strip() else ""
+    plain = re.match(r"def (\w+)\((?!\s*self\b)([^)]*)\)", first)
+    if plain:  # a plain function: it has no self, and nothing of another function's
+        function, arguments = plain.group(1), plain.group(2).split(",")[0].strip() or "…"
+        return ("name_undefined",
+                f"{name} 在 {function} 里没有定义：一个函数只看得到它的参数和它自己定义的变量。"
+                f"要用的大小从张量的形状里取，例如 T = {arguments}.shape[-1]",
+                f"{name} is not defined in {function}: a function sees only its arguments and "
+                f"what it defines itself. Take a size from a tensor's shape, e.g. T = "
+                f"{arguments}.shape[-1]")
     return ("name_undefined",
             f"{name} 在这里没有定义：__init__ 的参数和变量在 forward 里是看不到的，要存在 self 上（self.{name} = …），"
             "或者从张量的形状里取",
@@ -348,7 +358,7 @@ def _time_from_channels(kind, message, line, sizes, body=""):
     """T read from x's last dimension (n_embd) where x is (B, T, n_embd)."""
     found = re.search(r"^\s*(T\s*=\s*x\.(?:shape\[-1\]|shape\[2\]|size\(-1\)|size\(2\)))", body,
                       re.MULTILINE)
-    if not found or not re.search(r"must match|cannot be multiplied|out of bounds|shape", message):
+    if not found:  # (whatever the crash: T is wrong from there on)
         return None
     return ("time_from_channels",
             f"T 是从 x 的最后一维读出来的（{found.group(1)}），那是 n_embd，不是序列长度。x 的形状是 "
@@ -362,7 +372,7 @@ def _broadcast(kind, message, line, sizes, body=""):
                       r"non-singleton dimension (\d+)", message)
     if not found:
         return None
-    if re.search(r"\.sum\(\s*(dim\s*=\s*)?-?\d+\s*\)", line) and "keepdim" not in line:
+    if re.search(r"\.sum\(\s*(dim\s*=\s*)?-?\d+\s*\)", line):  # a sum with no keepdim
         return ("sum_without_keepdim",
                 "这一行的 sum 没有 keepdim=True：求和之后那一维就没了，(B, T, T) 的张量除以 (B, T) 的和时，"
                 "和沿错了方向对齐（或者对不上）。留下那一维：.sum(dim=-1, keepdim=True)",
