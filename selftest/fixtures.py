@@ -876,7 +876,7 @@ MISTAKES = [
             diagnosis="ex5.softmax_overflow", caught_by=("test_shape",), says="overflow"),
     Mistake("T_undefined", "ex5_causal_mask", "    T = scores.shape[-1]\n", "",
             "T used in a plain function that never defines it",
-            diagnosis="ex5.crash_name_undefined", says="T is not defined"),
+            diagnosis="ex5.crash_name_undefined", says="'T' is not defined"),
     Mistake("sum_without_keepdim", "ex5_causal_mask", "F.softmax(weights, dim=-1)",
             "(weights - weights.amax(-1, keepdim=True)).exp() / "
             "(weights - weights.amax(-1, keepdim=True)).exp().sum(dim=-1)",

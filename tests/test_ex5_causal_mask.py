@@ -152,13 +152,14 @@ def test_shape(submission):
     large = submission(large_weights, B=2, T=8)
     if isinstance(large, torch.Tensor) and large.is_floating_point() \
             and not torch.isfinite(large).all():
-        fail("分数很大时（很多超过 ±100）权重里出现了 NaN 或 inf：exp(100) 超出了 float32 的范围，变成 inf，"
-             "inf / inf 就是 NaN。F.softmax 先从每一行减去这一行的最大值再取指数，数值就不会溢出；"
+        fail("分数很大时（很多超过 ±100）权重里出现了 NaN 或 inf：很大的分数取指数会超出 float32 的范围（inf），"
+             "很小的会变成 0，inf / inf 和 0 / 0 都是 NaN。F.softmax 先从每一行减去这一行自己的最大值再取指数，就不会这样；"
              "自己写 softmax 的话也要这样做：scores - scores.max(dim=-1, keepdim=True).values",
-             "for large scores (many beyond ±100) the weights hold NaN or inf: exp(100) is beyond "
-             "float32's range and becomes inf, and inf / inf is NaN. F.softmax subtracts each "
-             "row's largest score before taking exponentials, so nothing overflows; a softmax "
-             "written by hand must do the same: scores - scores.max(dim=-1, keepdim=True).values",
+             "for large scores (many beyond ±100) the weights hold NaN or inf: the exponential "
+             "of a large score is beyond float32's range (inf), of a very negative one 0, and "
+             "inf / inf or 0 / 0 is NaN. F.softmax subtracts each row's own largest score "
+             "before taking exponentials, so this cannot happen; a softmax written by hand must "
+             "do the same: scores - scores.max(dim=-1, keepdim=True).values",
              key="softmax_overflow")
     checked(large, B=2, T=8)
 

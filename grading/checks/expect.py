@@ -152,7 +152,7 @@ def relation(got, want):
     def near(a, b):
         return a.shape == b.shape and bool(torch.allclose(a, b, rtol=1e-4, atol=1e-5))
     if got.dim() >= 2 and got.shape[-1] == got.shape[-2] and got.shape[-1] > 1 \
-            and near(got, want.transpose(-2, -1)):
+            and near(got, want.mT):  # (the last two dimensions swapped)
         return Bi("你的结果正好是应有结果的转置（最后两维的行和列互换了）：相乘的顺序或者转置的那一维是不是反了？",
                   "your values are the expected ones transposed (the last two dimensions' rows "
                   "and columns swapped): a product the wrong way round, or the wrong tensor "

@@ -259,15 +259,15 @@ def _own_assert(kind, message, line, sizes, body=""):
     strict = re.search(r"\bT\s*<\s*(?:self\.)?\w*block_size", line) and "<=" not in line
     if strict and T is not None and T == block:
         return ("assert_strict",
-                f"你自己的 assert 在 T = block_size = {T} 时失败了：{line.strip()}。T 可以等于 block_size"
+                f"你自己写的断言 `{line.strip()}` 在 T = block_size = {T} 时失败了。T 可以等于 block_size"
                 "（掩码正好有 block_size 行），条件要写成 T <= block_size",
                 f"your own assert fails at T = block_size = {T}: {line.strip()}. T may equal "
                 "block_size (the mask has exactly block_size rows): the condition is "
                 "T <= block_size")
     called = ", ".join(f"{k} = {v}" for k, v in sizes.items() if k in SIZE_NAMES)
     return ("assert_failed",
-            f"你自己的 assert 失败了：{line.strip()}。检查用的输入是练习允许的"
-            + (f"（{called}）" if called else "") + "：它的条件不该在这里成立为假",
+            f"你自己写的断言 `{line.strip()}` 失败了。检查用的输入是练习允许的"
+            + (f"（{called}）" if called else "") + "：它的条件在这里应当成立",
             f"your own assert failed: {line.strip()}. The check called your code with inputs "
             "the exercise allows" + (f" ({called})" if called else "")
             + ": its condition should hold there")

@@ -19,15 +19,22 @@ def cause(exercise, results, source):
         or keyed(short, failed)
 
 
+def observed(exercise, results):
+    """The cause a failed check saw itself (its key is in KEYED), first of all: it is not a
+    guess from the outputs."""
+    return keyed(exercise.split("_")[0], [r for r in results if r.status == "failed"])
+
+
 # Causes a failed check's key names outright: the check saw the mistake itself.
 KEYED = {
     "softmax_overflow": (
-        "softmax 是自己写的，取指数之前没有减去每一行的最大值：分数一大，exp 就溢出成 inf，inf / inf 得到 NaN。"
-        "用 F.softmax(weights, dim=-1)，或者先减去最大值：weights - weights.max(dim=-1, keepdim=True).values",
-        "The softmax is written by hand and takes exponentials without subtracting each row's "
-        "largest score first: large scores overflow exp to inf, and inf / inf is NaN. Use "
-        "F.softmax(weights, dim=-1), or subtract the maximum first: weights - "
-        "weights.max(dim=-1, keepdim=True).values"),
+        "自己写的 softmax 在分数很大时给出 NaN 或 inf：取指数之前，要从每一行减去这一行自己的最大值"
+        "（沿 dim=-1，也就是行的方向）：weights - weights.max(dim=-1, keepdim=True).values；或者直接用 "
+        "F.softmax(weights, dim=-1)",
+        "The softmax written by hand gives NaN or inf for large scores: before taking "
+        "exponentials, subtract from each row its own largest score (over dim=-1, along the "
+        "row), weights - weights.max(dim=-1, keepdim=True).values; or use F.softmax(weights, "
+        "dim=-1)"),
 }
 
 
