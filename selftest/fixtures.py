@@ -873,7 +873,7 @@ MISTAKES = [
     Mistake("softmax_overflow", "ex5_causal_mask", "F.softmax(weights, dim=-1)",
             "(weights.exp() / weights.exp().sum(dim=-1, keepdim=True))",
             "a softmax by hand without subtracting the row maximum: exp overflows",
-            diagnosis="ex5.softmax_overflow", caught_by=("test_shape",), says="overflow"),
+            diagnosis="ex5.softmax_overflow", caught_by=("test_shape",), says="own largest score"),
     Mistake("T_undefined", "ex5_causal_mask", "    T = scores.shape[-1]\n", "",
             "T used in a plain function that never defines it",
             diagnosis="ex5.crash_name_undefined", says="'T' is not defined"),

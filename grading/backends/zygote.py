@@ -22,6 +22,13 @@ from pathlib import Path
 from grading.errors import GradingError
 from grading.wire.ops import JUDGE_CONNECTIONS, Op
 
+# Why a process that printed nothing may have been killed, by its signal's number.
+KILLED = {9: ", killed without a word: most often the system ran out of memory (the kernel's "
+             "OOM killer; see dmesg). Close other programs, or give the grader less with "
+             "--memory, or more memory to the machine",
+          24: ": it ran over the CPU time limit (ulimit -t)", 25: ": it ran over the file "
+          "size limit (ulimit -f)"}
+
 WORKER_SCRIPT = Path(__file__).resolve().parents[1] / "worker" / "main.py"
 ZYGOTE_START_TIMEOUT = 120  # seconds: the zygote imports torch, ~2 s here, more on a cold disk
 MEMORY_CAP = 4 * 1024 ** 3  # bytes a worker may map beyond what it holds when forked
@@ -316,8 +323,10 @@ class HandedOver:
                 except ProcessLookupError:
                     pass
             if self.process.returncode < 0:  # the zygote killed (its judge gets SIGTERM then)
-                raise GradingError(f"the worker process ended (signal {-self.process.returncode})"
-                                   ":\n" + self._log_tail())
+                number = -self.process.returncode
+                tail = self._log_tail().strip()
+                raise GradingError(f"the worker process ended (signal {number})" + (
+                    ":\n" + tail if tail else KILLED.get(number, "")))
             return self.process.returncode
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, passed | {signal.SIGCHLD})

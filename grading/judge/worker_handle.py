@@ -20,10 +20,10 @@ import signal
 import time
 
 from grading.config import EXERCISE_BUDGET
-from grading.errors import Busy, PeerClosed, ProtocolError, Timeout, WorkerFailure
+from grading.errors import Busy, GradingError, PeerClosed, ProtocolError, Timeout, WorkerFailure
 from grading.i18n import Bi
 from grading.wire import protocol
-from grading.wire.ops import reply_problem
+from grading.wire.ops import WALLS_NOT_UP, reply_problem
 
 MAX_RESTARTS = 3
 WALL_FACTOR = 4  # the wall-clock backstop: this many times a limit of the worker's own time
@@ -251,6 +251,13 @@ class ExerciseWorker:
         except ProtocolError as error:
             raise self._end_sticky(garbled(error)) from None
         self.printed.append(output)
+        if kind == "error" and value.get("type") == WALLS_NOT_UP:  # said before any import
+            self.close()
+            raise GradingError(
+                f"the Linux walls could not be put up around {self.module}.py ({value['message']}), "
+                "so none of it ran. This machine offers them but refuses to install them (a "
+                "container or sandbox that filters system calls?): grade on a machine that "
+                "allows them, or get feedback only with GRADER_BACKEND=portable")
         if kind == "error":
             self.close()  # the worker is sound (the portable backend may lend it again)
             self.sticky = WorkerFailure(

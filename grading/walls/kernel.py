@@ -41,6 +41,19 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
 
+def walls_not_up(walls):
+    """[(wall, why)] of the walls a worker of the Linux backend must stand behind and does not:
+    Landlock and seccomp, which the backend is chosen for (grading.backends.portable.missing_walls
+    found them offered). `walls`: what the worker's calls returned."""
+    missing = []
+    landlock = walls.get("landlock")
+    if not (type(landlock) is int and landlock >= 1):
+        missing.append(("Landlock", str(landlock) if landlock else "not applied"))
+    if walls.get("seccomp") is not True:
+        missing.append(("seccomp", "the kernel answers PR_GET_SECCOMP but refused the filter"))
+    return missing
+
+
 def landlock_abi():
     """The kernel's Landlock ABI version, 0 where there is none."""
     if not sys.platform.startswith("linux"):

@@ -11,6 +11,10 @@ A worker is the learner's process: the judge checks every reply to an executor o
 """
 from enum import Enum
 
+# The type of a worker's first message's error when a wall of the Linux backend could not be put
+# up (grading.walls.kernel.walls_not_up): sent before anything of the learner's is imported.
+WALLS_NOT_UP = "WallsNotUp"
+
 
 class Op(str, Enum):
     CALL = "call"  # construct an object, or call a function or method: its output, its record,

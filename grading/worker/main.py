@@ -285,6 +285,7 @@ def _worker_main(sock, package_dir, module_name, memory, demo):
 
     from grading.walls import kernel
     from grading.wire import protocol
+    from grading.wire.ops import WALLS_NOT_UP
     if demo:  # the demo's optimiser imports torch._dynamo, which wants a writable folder at first
         import torch._dynamo  # noqa: F401
 
@@ -295,9 +296,18 @@ def _worker_main(sock, package_dir, module_name, memory, demo):
     _close_other_files(keep={0, 1, 2, sock.fileno(), output.file.fileno()})
     walls = {"oom": kernel.prefer_oom_kill(),
              "limits": kernel.limit_resources(memory, OUTPUT_FILE_LIMIT),
-             "capabilities": kernel.drop_privileges(),
-             "landlock": kernel.restrict_filesystem(package_dir),
-             "seccomp": kernel.forbid_syscalls()}
+             "capabilities": kernel.drop_privileges()}
+    try:
+        walls["landlock"] = kernel.restrict_filesystem(package_dir)
+    except OSError as error:  # offered by the kernel, refused to this process (a sandbox)
+        walls["landlock"] = f"refused: {error}"
+    walls["seccomp"] = kernel.forbid_syscalls()
+    missing = kernel.walls_not_up(walls)
+    if missing:  # nothing of the learner's runs unwalled: the judge makes it a grading error
+        protocol.send(sock, {"ready": False, "output": "", "error": {
+            "type": WALLS_NOT_UP, "frames": [],
+            "message": "; ".join(f"{name}: {why}" for name, why in missing)}})
+        return
     try:
         module = _import_submission(package_dir, module_name)
     except BaseException as error:  # noqa: B036  (SystemExit and KeyboardInterrupt included)

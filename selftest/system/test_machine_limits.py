@@ -48,3 +48,15 @@ def test_the_solutions_grade_full_under_the_machines_hard_limits(tmp_path):
                           preexec_fn=lowered(LIMITS))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert json.loads((tmp_path / "results.json").read_text())["score"] == 100
+
+
+def test_a_wall_offered_but_refused_stops_the_worker_before_the_learners_code():
+    """Issue 35: seccomp that answers PR_GET_SECCOMP but refuses the filter (or a Landlock that
+    refuses landlock_restrict_self) left the worker running the learner's code unwalled. The
+    worker now names what is missing and imports nothing; the judge makes it a grading error."""
+    from grading.walls.kernel import walls_not_up
+    assert walls_not_up({"landlock": 3, "seccomp": True}) == []
+    assert [w for w, _ in walls_not_up({"landlock": 3, "seccomp": False})] == ["seccomp"]
+    assert [w for w, _ in walls_not_up({"landlock": "refused: [Errno 1] landlock_restrict_self",
+                                        "seccomp": True})] == ["Landlock"]
+    assert [w for w, _ in walls_not_up({"landlock": 0, "seccomp": False})] == ["Landlock", "seccomp"]
