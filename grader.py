@@ -7,6 +7,7 @@ import os
 import sys
 import time
 
+
 # When the learner pressed Enter, near enough: the report's footer gives the time they waited,
 # torch's import included (the grading alone is a fraction of it). Not in the judge that runs
 # this file again once its zygote has imported torch (it finds its connections in this variable:
@@ -28,8 +29,8 @@ def _started():
 if "GRADER_ZYGOTE_CONNECTIONS" not in os.environ:
     os.environ["GRADER_STARTED"] = repr(_started())
 
-from grading.commands.cli import USAGE_ERROR, main  # noqa: F401  (USAGE_ERROR: for the self-test)
-from grading.output.terminal import PipeSafe
+from grading.commands.cli import USAGE_ERROR, main  # noqa: E402, F401  (USAGE_ERROR: self-test)
+from grading.output.terminal import PipeSafe  # noqa: E402
 
 if __name__ == "__main__":
     sys.stdout, sys.stderr = PipeSafe(sys.stdout), PipeSafe(sys.stderr)

@@ -305,6 +305,17 @@ def diagnose(probe):
                          f"forward returned the whole table ({table.shape[0]}, {C}) without "
                          "looking the ids up: each character takes its own row, "
                          "self.token_embedding_table(idx), giving (B, T, n_embd)")
+    V = table.shape[0]
+    if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, V) and V != C \
+            and close(got, table.T[inputs["idx"]]):
+        return Diagnosis("ex1.lookup_transposed",
+                         f"每个字得到的是 vocab_size = {V} 个数，而不是 n_embd = {C} 个：编号查的是转置后的表"
+                         "（weight.T，每一行是一个维度，而不是一个字）。表的第 i 行就是字 i 的向量：直接查 "
+                         "self.token_embedding_table(idx)",
+                         f"Each character gets vocab_size = {V} numbers instead of n_embd = {C}: the "
+                         "ids were looked up in the transposed table (weight.T, a row per "
+                         "dimension instead of per character). Row i of the table is character "
+                         "i's vector: look the ids up with self.token_embedding_table(idx)")
     if finite(got, (B, T, C)) is None:  # no (B, T, n_embd) of numbers: no table's rows either
         return None
     if not close(got, table[inputs["idx"]]):

@@ -321,6 +321,15 @@ AVERAGING_STEPS = {
             "not 0, so the future keeps weight and the past is not weighted equally. The "
             "lesson's third version fills the future with −∞ first: torch.zeros(T, "
             "T).masked_fill(tril == 0, float('-inf')), then softmax"),
+        Way("softmax_mask_inverted",
+            lambda m: torch.softmax(torch.zeros_like(m).masked_fill(m == 1, float("-inf")), dim=-1),
+            "masked_fill 的条件反了：填成 −∞ 的是 tril == 1 的位置（过去和自己），留下的是未来；"
+            "最后一行全是 −∞，softmax 之后成了 NaN（T = 1 时唯一的一行也是）。课文的第三种写法填的是 tril == 0 的位置："
+            "torch.zeros(T, T).masked_fill(tril == 0, float('-inf'))，再 softmax",
+            "masked_fill's condition is inverted: −∞ went where tril == 1 (the past and the "
+            "position itself), leaving the future; the last row is all −∞ and softmax makes it "
+            "NaN (the one row too, at T = 1). The lesson's third version fills where tril == 0: "
+            "torch.zeros(T, T).masked_fill(tril == 0, float('-inf')), then softmax"),
         Way("not_normalised", lambda m: m,
             "行没有归一化：用的是 tril 本身，位置 i 得到的是前 i+1 个向量的和，而不是平均。每一行除以这一行的和："
             "tril.sum(dim=1, keepdim=True)",

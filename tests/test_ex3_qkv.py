@@ -224,6 +224,13 @@ def catalogued(probe):
                          "q, k and v were stacked into one (3, B, T, head_size) tensor. In the "
                          "lesson they are three separate vectors: forward returns three tensors, "
                          "return q, k, v")
+    if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, 3 * H):
+        return Diagnosis("ex3.concatenated",
+                         "q、k、v 被拼成了一个 (B, T, 3·head_size) 的张量（torch.cat，或者 nanoGPT 的 c_attn 没有拆开）。"
+                         "forward 要分别返回三个张量：return q, k, v",
+                         "q, k and v were joined into one (B, T, 3·head_size) tensor (torch.cat, or "
+                         "nanoGPT's c_attn left unsplit). forward returns the three tensors "
+                         "separately: return q, k, v")
     if not isinstance(got, (tuple, list)) or len(got) != 3:
         return None
     if close(got[0], got[1]) and close(got[1], got[2]):

@@ -183,6 +183,12 @@ def parameters(ex, gen, n_embd, head_size, block_size):
     return trainable_shapes(ex.Head(n_embd, head_size, block_size))
 
 
+def parameter_names(ex, gen, n_embd, head_size, block_size):
+    """The dotted names of the head's trainable parameters (query.weight, key.bias, …)."""
+    return [path for path, _, trains in ex.Head(n_embd, head_size, block_size).parameters()
+            if trains]
+
+
 def calls(ex, gen):
     """The recorded work of forward at the sizes test_matches_reference grades (the long T
     among them: a loop of a fixed number of steps that is right there is a long one)."""
@@ -606,7 +612,17 @@ def catalogued(probe):
                          "would change it and could let the future back in. Keep it with "
                          "self.register_buffer(\"tril\", …): it moves with the module but is not "
                          "trained")
-    if right and changed_everywhere(probe, inputs_after, [sizes(s) for s in SHAPES], ("x",)):
+    biases = [path for path in probe.submission(parameter_names, **layer_sizes)
+              if path.endswith(".bias") and path.split(".")[0] in WEIGHTS]
+    if biases:  # (a key's bias cancels in the softmax: the zero input may not show it)
+        listed = ", ".join(f"self.{path[:-len('.bias')]}" for path in biases)
+        return Diagnosis("ex6.bias",
+                         f"{listed.replace(', ', '、')} 带了偏置（{', '.join(biases)}）：nn.Linear 默认 bias=True。"
+                         "课文的 query、key、value 都是 nn.Linear(n_embd, head_size, bias=False)",
+                         f"{listed} {'has a bias' if len(biases) == 1 else 'have biases'} "
+                         f"({', '.join(biases)}): nn.Linear's default is bias=True. The lesson's "
+                         "query, key and value are all nn.Linear(n_embd, head_size, bias=False)")
+    if changed_everywhere(probe, inputs_after, [sizes(s) for s in SHAPES], ("x",)):
         return modifies_input_diagnosis("ex6", "Head.forward", ["x"], "x = x + …")
     grads = probe.submission(learning, checked=False, **sizes(shape))
     cut = [what for what, grad in grads.items() if what != "x" and grad is None]

@@ -81,7 +81,9 @@ def expect_tensor(value, what, shape=None, names=None):
         kind = kind_of(value)
         fail(f"{what} 应当是 torch.Tensor，你的代码返回的却是{spaced(kind.zh)}",
              f"{what} should be a torch.Tensor, but your code returned {kind.en}",
-             key="returned_none" if value is None else None, what=what)
+             key="returned_none" if value is None else "returned_sequence"
+             if isinstance(value, (tuple, list)) else None, what=what,
+             count=len(value) if isinstance(value, (tuple, list)) else 0)
     if shape is not None and tuple(value.shape) != tuple(shape):
         squeezed = 1 in tuple(shape) and tuple(value.shape) == tuple(n for n in shape if n != 1)
         fail(f"{what} 的形状应为 {shape_text(shape, names)}，实际是 {shape_text(value.shape)}"

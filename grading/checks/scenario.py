@@ -69,8 +69,10 @@ def set_linear(module, name, weight):
                              if layers else "")),
                        key="layer_missing", layer=name, layers=layers)
     if "shape" not in found:
+        kind = module.inspect(name).get("type", "")
         raise Mismatch(Bi(f"self.{name} 没有 .weight：它应当是一个 nn.Linear",
-                          f"self.{name} has no .weight: it should be an nn.Linear"))
+                          f"self.{name} has no .weight: it should be an nn.Linear"),
+                       key="linear_kind", layer=name, kind=kind)
     if found["shape"] != [n_out, n_in]:
         shape = tuple(found["shape"])
         raise Mismatch(Bi(f"self.{name}.weight 的形状是 {shape}，而 nn.Linear(n_embd="

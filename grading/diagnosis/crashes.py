@@ -402,6 +402,27 @@ def _dims(kind, message, line, sizes, body=""):
             "Counting from the end is safest: dim=-1 is the last one")
 
 
+def _cast(kind, message, line, sizes, body=""):
+    """An in-place operation whose float result cannot go back into an integer tensor, or a fill
+    value beyond what a float16 tensor holds."""
+    if re.search(r"result type Float can't be cast to the desired output type (Long|Int)", message):
+        return ("inplace_on_integers",
+                "对整数张量做了原地运算（/=、div_ 这类）：结果是小数，存不回整数张量里。把张量建成浮点数"
+                "（torch.ones(T, T) 默认就是 float32），或者不原地地算：weights = tril / …",
+                "an in-place operation (/=, div_, …) on an integer tensor: its result is a float, "
+                "which cannot be stored back into integers. Make the tensor a float one "
+                "(torch.ones(T, T) is float32 by default), or compute out of place: weights = "
+                "tril / …")
+    if "cannot be converted to type c10::Half without overflow" in message:
+        return ("fill_beyond_half",
+                "填充的数超出了 float16（half）能表示的范围（最大约 65504），例如 -1e9。用 float('-inf')，"
+                "它在每一种浮点类型里都有；这一课的张量是 float32，也不需要 .half()",
+                "the fill value is beyond what float16 (half) holds (about 65504 at most), -1e9 "
+                "say. Use float('-inf'), which every floating-point type has; the lesson's tensors "
+                "are float32, with no need for .half()")
+    return None
+
+
 def _dtypes(kind, message, line, sizes, body=""):
     if re.search(r"\b(long|Long|int)\b", message) and re.search(
             r"same dtype|scalar type|expected both", message):
@@ -454,6 +475,6 @@ def _transposed_batch(kind, message, line, sizes, body=""):
     return None
 
 
-RULES = (_time_from_channels, _transposed_batch, _forward_missing, _super_missing, _buffer_name, _mask_type, _not_defined,
+RULES = (_cast, _time_from_channels, _transposed_batch, _forward_missing, _super_missing, _buffer_name, _mask_type, _not_defined,
          _misspelt, _keyword, _missing_argument, _element_not_slice, _own_assert, _no_attribute, _arguments, _matrix_product, _batch_product, _broadcast, _dims, _dtypes,
          _views)

@@ -16,7 +16,60 @@ def cause(exercise, results, source):
     short = exercise.split("_")[0]
     failed = [r for r in results if r.status == "failed"]
     return layers_built_in_forward(short, source) or no_return(short, failed, source) \
-        or keyed(short, failed)
+        or keyed(short, failed) or named_otherwise(short, failed, source) \
+        or returned_sequence(short, failed) or not_a_linear(short, failed)
+
+
+def named_otherwise(short, failed, source):
+    """A layer the exercise names is missing, and __init__ builds layers under other names
+    (self.embedding, nanoGPT's self.c_attn): the tests set the exercise's layers by name."""
+    if not any(r.key in ("layer_missing", "embedding_missing") for r in failed):
+        return None
+    built = [b for _, _, _, builds in source.functions("__init__") for b in builds]
+    if not built:
+        return None
+    line, text = built[0]
+    wanted = ("self.token_embedding_table" if short == "ex1"
+              else "self.query、self.key、self.value", "self.token_embedding_table" if short == "ex1"
+              else "self.query, self.key and self.value")
+    return Diagnosis(f"{short}.layers_named_otherwise",
+                     f"__init__ 建的层名字不是练习规定的（第 {line} 行：{text}）。练习规定的是 {wanted[0]}："
+                     "测试按这些名字设置权重（练习 6 也用这些名字）；像 nanoGPT 那样把三个层合成一个 c_attn "
+                     "的写法，这里也不适用",
+                     f"__init__ builds its layers under names the exercise does not use (line "
+                     f"{line}: {text}). The exercise names them {wanted[1]}: the tests set their "
+                     "weights by these names (exercise 6 uses them too); a fused layer split in "
+                     "three, as nanoGPT's c_attn, does not fit here either")
+
+
+def returned_sequence(short, failed):
+    """A tensor was expected and a tuple came back (nanoGPT's (logits, loss), (out, weights))."""
+    for result in failed:
+        if result.key == "returned_sequence":
+            what, count = str(result.facts.get("what", "")), result.facts.get("count", 0)
+            return Diagnosis(f"{short}.returned_tuple",
+                             f"{what} 返回了一个含 {count} 项的元组（像 nanoGPT 的 forward 返回 (logits, loss)，"
+                             "或者注意力头返回 (out, weights)）。这个练习要的只是那一个张量：return 它本身",
+                             f"{what} returns a tuple of {count} (as nanoGPT's forward returns "
+                             "(logits, loss), or a head returns (out, weights)). This exercise "
+                             "wants that one tensor alone: return it by itself")
+    return None
+
+
+def not_a_linear(short, failed):
+    """A layer that is a bare weight (an nn.Parameter, a Keras-style kernel), not an nn.Linear."""
+    for result in failed:
+        if result.key == "linear_kind" and result.facts.get("kind") in ("Parameter", "Tensor"):
+            name = result.facts.get("layer", "query")
+            return Diagnosis(f"{short}.layer_not_a_linear",
+                             f"self.{name} 是一个裸的权重（{result.facts['kind']}，像 Keras 的 kernel 那样用 "
+                             f"x @ W），不是 nn.Linear。这个练习的层是 nn.Linear(n_embd, head_size, bias=False)，"
+                             f"测试设置的是它的 .weight，形状 (head_size, n_embd)；用的时候调用它：self.{name}(x)",
+                             f"self.{name} is a bare weight (a {result.facts['kind']}, used as x @ W "
+                             "like a Keras kernel), not an nn.Linear. The exercise's layers are "
+                             "nn.Linear(n_embd, head_size, bias=False), whose .weight, of shape "
+                             f"(head_size, n_embd), the tests set; call the layer: self.{name}(x)")
+    return None
 
 
 def observed(exercise, results):

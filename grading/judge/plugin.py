@@ -249,7 +249,10 @@ class GradingPlugin:
             result.cause = error.kind
             result.message = error.text
             result.frames = error.error.get("frames", [])
-            result.key = error.error.get("key") if isinstance(error.error, dict) else None
+            if isinstance(error.error, dict):  # a Mismatch's key and facts, for the causes
+                result.key = error.error.get("key")
+                result.facts = {k: v for k, v in error.error.items()
+                                if k not in ("type", "message", "frames", "key")}
         elif isinstance(error, GateFailed):
             result.status = "todo" if error.todo else "failed"  # not started, like what it needs
             result.cause = "gate"
