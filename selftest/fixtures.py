@@ -951,6 +951,15 @@ MISTAKES = [
             "x /= C ** 0.5\n        q = self.query(x)  #",
             "x divided in place before the projections: wrong values, and the caller's x changed",
             diagnosis="ex6.modifies_input", caught_by=("test_inputs_unchanged",)),
+    Mistake("float_ids", "ex1_embedding", "x = self.token_embedding_table(idx)  #",
+            "x = self.token_embedding_table(idx.float())  #",
+            "the ids turned into floats before the lookup", diagnosis="ex1.crash_float_ids"),
+    Mistake("output_projection", "ex6_head",
+            ("        self.value = nn.Linear(n_embd, head_size, bias=False)\n", "        return out\n"),
+            ("        self.value = nn.Linear(n_embd, head_size, bias=False)\n"
+             "        self.proj = nn.Linear(head_size, head_size)\n", "        return self.proj(out)\n"),
+            "an output projection (with a bias) after the weighted sum",
+            diagnosis="ex6.extra_layer"),
 ]
 # `python grader.py --check N`: the self-test of exercise N alone (commands/check.py sets it).
 ONLY = os.environ.get("SELFTEST_EXERCISE") or None

@@ -595,6 +595,19 @@ def catalogued(probe):
     found = named_slips(HEAD_STEPS, itertools.chain([(got, compute)], first), "ex6.", most=3)
     if found:
         return found
+    layer_sizes = dict(n_embd=12, head_size=8, block_size=LONG_T + 8)
+    names = probe.submission(parameter_names, **layer_sizes)
+    extra = sorted({path.split(".")[0] for path in names} - set(WEIGHTS) - {"tril"})
+    if extra and all(f"{w}.weight" in names for w in WEIGHTS):
+        listed = ", ".join(f"self.{layer}" for layer in extra)
+        return Diagnosis("ex6.extra_layer",
+                         f"注意力头里多了 query、key、value 之外的层：{listed.replace(', ', '、')}"
+                         f"（参数 {'、'.join(p for p in names if p.split('.')[0] in extra)}）。这一课的头的输出就是 "
+                         "weights @ v 本身；输出投影、残差这些属于多头注意力和 Transformer 块，是下一课的内容",
+                         f"The head has layers besides query, key and value: {listed} (parameters "
+                         f"{', '.join(p for p in names if p.split('.')[0] in extra)}). This lesson's "
+                         "head outputs weights @ v itself; an output projection or a residual "
+                         "belongs to multi-head attention and the Transformer block, the next lesson")
     zero, _ = probe(forward, zero_input=True, **sizes(shape))
     zero = finite(zero, (shape["B"], shape["T"], shape["head_size"]))
     if zero is not None and zero.abs().max() > ZERO:
@@ -602,7 +615,6 @@ def catalogued(probe):
                          "输入全为 0 时输出不为 0：某个线性层带了偏置。课文的 query、key、value 都是 bias=False",
                          "A zero input gives a non-zero output: a layer has a bias. The lesson's "
                          "query, key and value all have bias=False")
-    layer_sizes = dict(n_embd=12, head_size=8, block_size=LONG_T + 8)
     shapes = probe.submission(parameters, **layer_sizes)
     if [layer_sizes["block_size"]] * 2 in shapes:
         return Diagnosis("ex6.mask_trainable",
@@ -612,12 +624,11 @@ def catalogued(probe):
                          "would change it and could let the future back in. Keep it with "
                          "self.register_buffer(\"tril\", …): it moves with the module but is not "
                          "trained")
-    biases = [path for path in probe.submission(parameter_names, **layer_sizes)
-              if path.endswith(".bias") and path.split(".")[0] in WEIGHTS]
+    biases = [path for path in names if path.endswith(".bias") and path.split(".")[0] in WEIGHTS]
     if biases:  # (a key's bias cancels in the softmax: the zero input may not show it)
         listed = ", ".join(f"self.{path[:-len('.bias')]}" for path in biases)
         return Diagnosis("ex6.bias",
-                         f"{listed.replace(', ', '、')} 带了偏置（{', '.join(biases)}）：nn.Linear 默认 bias=True。"
+                         f"{listed.replace(', ', '、')} 带了偏置（{'、'.join(biases)}）：nn.Linear 默认 bias=True。"
                          "课文的 query、key、value 都是 nn.Linear(n_embd, head_size, bias=False)",
                          f"{listed} {'has a bias' if len(biases) == 1 else 'have biases'} "
                          f"({', '.join(biases)}): nn.Linear's default is bias=True. The lesson's "

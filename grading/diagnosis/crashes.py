@@ -346,12 +346,14 @@ def _batch_product(kind, message, line, sizes, body=""):
     numbers = [int(n) for n in found.groups()]
     want, got = (", ".join(_named(n, sizes) for n in pair) for pair in (numbers[:2], numbers[2:]))
     return ("batch_product_sizes",
-            f"批量的矩阵乘法（@）两边对不上：右边应当以 ({want}, …) 开头，实际是 ({got}, …)。"
-            "q @ k.transpose(-2, -1) 是 (B, T, head_size) @ (B, head_size, T)；weights @ v 是 "
-            "(B, T, T) @ (B, T, head_size)",
-            f"the batched product (@) does not fit: the right one should begin with ({want}, …), "
-            f"it begins with ({got}, …). q @ k.transpose(-2, -1) is (B, T, head_size) @ "
-            "(B, head_size, T); weights @ v is (B, T, T) @ (B, T, head_size)")
+            f"批量的矩阵乘法（@）两边对不上：按左边的形状，右边应当以 ({want}, …) 开头，实际是 ({got}, …)。"
+            "左边的最后一维要等于右边的倒数第二维：看看这一行两边各是什么形状（课文的 weights @ x 是 "
+            "(T, T) @ (B, T, C)，weights @ v 是 (B, T, T) @ (B, T, head_size)）",
+            f"the batched product (@) does not fit: for the left one's shape the right one should "
+            f"begin with ({want}, …), and it begins with ({got}, …). The left one's last size "
+            "must equal the right one's second-to-last: look at both shapes on that line (the "
+            "lesson's weights @ x is (T, T) @ (B, T, C), weights @ v is (B, T, T) @ "
+            "(B, T, head_size))")
 
 
 def _time_from_channels(kind, message, line, sizes, body=""):
@@ -424,6 +426,13 @@ def _cast(kind, message, line, sizes, body=""):
 
 
 def _dtypes(kind, message, line, sizes, body=""):
+    if re.search(r"argument #\d+ 'indices'.*(Long|Int).*but got [\w.]*(Float|Double|Half)", message):
+        return ("float_ids",
+                "查表的编号成了浮点数（例如 idx.float()）：编号必须是整数（torch.long），它们是表的行号。"
+                "直接用传进来的 idx 查表：self.token_embedding_table(idx)",
+                "the ids looked up are floats (idx.float(), say): ids must be integers "
+                "(torch.long), the table's row numbers. Look up the idx given, as it is: "
+                "self.token_embedding_table(idx)")
     if re.search(r"\b(long|Long|int)\b", message) and re.search(
             r"same dtype|scalar type|expected both", message):
         return ("integer_tensor",

@@ -62,7 +62,7 @@ def not_a_linear(short, failed):
         if result.key == "linear_kind" and result.facts.get("kind") in ("Parameter", "Tensor"):
             name = result.facts.get("layer", "query")
             return Diagnosis(f"{short}.layer_not_a_linear",
-                             f"self.{name} 是一个裸的权重（{result.facts['kind']}，像 Keras 的 kernel 那样用 "
+                             f"self.{name} 是一个裸的权重（{result.facts['kind']}，像 `Keras` 的 `kernel` 那样用 "
                              f"x @ W），不是 nn.Linear。这个练习的层是 nn.Linear(n_embd, head_size, bias=False)，"
                              f"测试设置的是它的 .weight，形状 (head_size, n_embd)；用的时候调用它：self.{name}(x)",
                              f"self.{name} is a bare weight (a {result.facts['kind']}, used as x @ W "
