@@ -962,6 +962,7 @@ MISTAKES = [
             diagnosis="ex6.extra_layer"),
 ]
 # `python grader.py --check N`: the self-test of exercise N alone (commands/check.py sets it).
+ALL_MISTAKES = list(MISTAKES)  # the whole catalogue, whatever --check N keeps (long runs use one)
 ONLY = os.environ.get("SELFTEST_EXERCISE") or None
 if ONLY:
     MISTAKES = [mistake for mistake in MISTAKES if mistake.exercise == ONLY]

@@ -9,7 +9,7 @@ import stat
 import zipfile
 
 from conftest import DEMO_SEED, ROOT, copy_repository, start_early
-from fixtures import MISTAKES, SOLUTIONS, SUBMISSIONS, materialise_together, mistake_id
+from fixtures import ALL_MISTAKES, SOLUTIONS, SUBMISSIONS, materialise_together, mistake_id
 from grading.commands import batch
 from hostile import COMMAND_LINES, ESCAPES, MARKUP
 
@@ -19,7 +19,7 @@ def start(base):
     report in Chinese, the grading step of CI, and a batch of every layout (see the tests that
     read them)."""
     for name, mistake in (("leaky", "no_mask"), ("detached", "detached_weights")):
-        ex6 = next(m for m in MISTAKES if mistake_id(m) == f"mistake-ex6-{mistake}")
+        ex6 = next(m for m in ALL_MISTAKES if mistake_id(m) == f"mistake-ex6-{mistake}")
         materialise_together([ex6], [], base / name)
     # The default seed, as a learner runs it, unless SELFTEST_DEMO_SEED names another (the
     # thresholds of test_demo.py hold across seeds and thread counts: OMP_NUM_THREADS); the
@@ -34,7 +34,7 @@ def start(base):
     shutil.copytree(ROOT / "exercises", base / "stubs")
     start_early("demo stubs", *demo, base / "demo-stubs.json", "--submission", base / "stubs")
     start_early("stubs")  # python grader.py, as a learner starts out
-    zh = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
+    zh = next(m for m in ALL_MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
     materialise_together([zh], [], base / "zh")
     start_early("zh", "--submission", base / "zh", "5", "--json", base / "zh.json",
                 "--pass-mark", "5", lang="zh")
@@ -126,7 +126,7 @@ def lay_out_class(folder):
     materialise_together([MISTAKE], [], folder / "q-mistake")  # what the class got wrong
 
 
-MISTAKE = next(m for m in MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
+MISTAKE = next(m for m in ALL_MISTAKES if mistake_id(m) == "mistake-ex5-mask_with_zero")
 
 
 def start_class_batch(base):

@@ -2,6 +2,7 @@
 fixed API of course.py, a TODO and NotImplementedError in every stub body, none in the solutions."""
 import ast
 import difflib
+import os
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,17 @@ def test_every_exception_lives_in_errors_py():
                     in exceptions for base in node.bases):
                 elsewhere.append(f"{path.relative_to(ROOT)}: class {node.name}")
     assert not elsewhere, elsewhere
+
+
+@pytest.mark.parametrize("exercise", [e.name for e in course.EXERCISES])
+def test_the_selftest_loads_for_each_exercise_alone(exercise):
+    """`python grader.py --check N` keeps exercise N's fixtures alone: every module of the
+    self-test must still import then (long_runs.py took an ex5 mistake from the kept ones)."""
+    import subprocess
+    import sys
+    code = "import conftest, fixtures, hostile, long_runs"
+    env = {**os.environ, "SELFTEST_EXERCISE": exercise,
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "selftest", env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
