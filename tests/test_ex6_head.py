@@ -602,12 +602,13 @@ def catalogued(probe):
         listed = ", ".join(f"self.{layer}" for layer in extra)
         return Diagnosis("ex6.extra_layer",
                          f"注意力头里多了 query、key、value 之外的层：{listed.replace(', ', '、')}"
-                         f"（参数 {'、'.join(p for p in names if p.split('.')[0] in extra)}）。这一课的头的输出就是 "
-                         "weights @ v 本身；输出投影、残差这些属于多头注意力和 Transformer 块，是下一课的内容",
+                         f"（参数 {'、'.join(p for p in names if p.split('.')[0] in extra)}）。这一课的头只有查询、键、值三个层，"
+                         "输出就是 weights @ v 本身；LayerNorm、输出投影、残差这些属于 Transformer 块，是下一课的内容",
                          f"The head has layers besides query, key and value: {listed} (parameters "
                          f"{', '.join(p for p in names if p.split('.')[0] in extra)}). This lesson's "
-                         "head outputs weights @ v itself; an output projection or a residual "
-                         "belongs to multi-head attention and the Transformer block, the next lesson")
+                         "head has only the query, key and value layers and outputs weights @ v "
+                         "itself; a LayerNorm, an output projection or a residual belongs to the "
+                         "Transformer block, the next lesson")
     zero, _ = probe(forward, zero_input=True, **sizes(shape))
     zero = finite(zero, (shape["B"], shape["T"], shape["head_size"]))
     if zero is not None and zero.abs().max() > ZERO:
