@@ -165,9 +165,9 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
         total = Bi(f" 公开检查 {grade.score:g}/{grade.max_score:g}（不是成绩：隐藏检查没有运行）",
                    f" Public checks {grade.score:g}/{grade.max_score:g} (not the grade: the hidden "
                    "checks did not run)")
-    out.append((total + Bi(f" · 随机种子 {grade.seed}（加上 --seed {grade.seed} 可以复现这次的输入）· "
+    out.append((total + Bi(f" · 随机种子 {grade.seed}（--seed {grade.seed} 可复现这次的输入）· "
                            f"{grade.seconds:.1f}\u00a0秒",  # (no line break inside "1.3 s")
-                           f" · seed {grade.seed} (add --seed {grade.seed} to replay this run) · "
+                           f" · seed {grade.seed} (--seed {grade.seed} replays this run) · "
                            f"{grade.seconds:.1f}\u00a0s")).render(lang))
     if grade.isolation:
         out.append(Bi(f" 隔离：{grade.isolation[0]}", f" Isolation: {grade.isolation[1]}")
