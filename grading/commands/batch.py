@@ -612,16 +612,18 @@ def grading_errors(records):
 
 def causes(records, lang="en", examples=3):
     """What the class got wrong: [{exercise, key, count, cause, examples}] of the likely causes
-    the report named (an exercise's diagnosis), most frequent first, with a few of the rows."""
+    the report named (an exercise's diagnosis), most frequent first, with a few of the rows.
+    Rows are grouped by cause and its very words: a cause that quotes the learner's own names
+    ("head_dim is not defined") is never shown for a row whose words were others."""
     found = {}
     for name, record in sorted(records.items()):
         for exercise, result in record["exercises"].items():
             diagnosis = result.get("diagnosis")
             if diagnosis:
                 text = diagnosis.get(lang) or diagnosis.get("en") or ""
-                found.setdefault((exercise, diagnosis["key"]), (text, []))[1].append(name)
+                found.setdefault((exercise, diagnosis["key"], text), []).append(name)
     rows = [{"exercise": exercise, "key": key, "count": len(names), "cause": text,
-             "examples": names[:examples]} for (exercise, key), (text, names) in found.items()]
+             "examples": names[:examples]} for (exercise, key, text), names in found.items()]
     return sorted(rows, key=lambda row: (-row["count"], row["exercise"], row["key"]))
 
 

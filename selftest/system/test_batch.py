@@ -127,6 +127,22 @@ def test_what_the_class_got_wrong_counts_the_likely_causes():
                         "cause": "because ex5.zero", "examples": "'=c, a, b"}
 
 
+def test_a_cause_in_the_learners_own_words_stays_with_its_row():
+    """Issue 34: the first row's text of a key was shown for every row of that key, so one
+    learner's undefined name ("scale is not defined") stood for another's (head_dim)."""
+    def crashed(name):
+        return {"status": "graded", "note": "", "total": 80, "seconds": 1, "exercises": {
+            "ex6_head": {"score": 0, "diagnosis": {"key": "ex6.crash_name_undefined",
+                                                   "en": f"{name} is not defined here",
+                                                   "zh": f"{name} 在这里没有定义"}}}}
+    records = {"a": crashed("scale"), "b": crashed("head_dim"), "c": crashed("head_dim")}
+    rows = batch.causes(records)
+    assert {(r["cause"], tuple(r["examples"])) for r in rows} == {
+        ("scale is not defined here", ("a",)), ("head_dim is not defined here", ("b", "c"))}
+    assert "head_dim is not defined here (e.g. 'b, c)" in batch.summary(records) \
+        or "head_dim is not defined here (e.g. b, c)" in batch.summary(records)
+
+
 def test_the_class_report_is_markdown_by_exercise():
     """--report PATH: per exercise, its likely causes with counts and a few rows, as a table; a
     learner's name or text cannot break the table or carry a command."""
