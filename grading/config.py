@@ -22,3 +22,9 @@ OLDEST_TORCH = (2, 4)  # the oldest torch release graded alike (see docs/learner
 CALL_TIMEOUT = 5.0  # seconds for one import or one scenario call; solutions need milliseconds
 EXERCISE_BUDGET = 8.0  # seconds of the submission's own time per exercise: 6 × 8 s < 60 s
 TEST_TIMEOUT = 150  # pytest-timeout's backstop for one test, should the judge itself hang
+
+# Set (to "1") in a sealed grading, Gradescope's, where students see hidden checks only once the
+# course publishes them: every exercise's public checks then run before any hidden check and any
+# diagnosis (which calls the learner's code only after a failure), so that nothing a later
+# exercise's code observes while its public checks run depends on a hidden check's outcome.
+SEALED = "GRADER_SEALED"

@@ -47,7 +47,7 @@ import traceback
 import zipfile
 from pathlib import Path
 
-from grading.config import EXERCISES, GRADER_FILES, ROOT
+from grading.config import EXERCISES, GRADER_FILES, ROOT, SEALED
 from grading.i18n import LANGUAGES, Bi
 from grading.inert import inert, inert_line
 
@@ -393,6 +393,8 @@ def grade(folder, results, lang, environ=None):
     long (its whole process group is then killed)."""
     command = [sys.executable, str(ROOT / "grader.py"), "--submission", str(folder),
                "--json", str(results), "--lang", lang]
+    # sealed: every exercise's visible checks before any hidden check or diagnosis (config.SEALED)
+    environ = {**(os.environ if environ is None else environ), SEALED: "1"}
     process = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, errors="replace",
                                start_new_session=True)

@@ -13,6 +13,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ import pytest
 import torch
 
 import course
+from grading.config import SEALED
 from grading.diagnosis import shared
 from grading.errors import CheckFailed, GateFailed, GradingError, WorkerFailure
 from grading.i18n import Bi
@@ -73,7 +75,8 @@ class GradingPlugin:
     def __init__(self, backend, submission_dir, reference_dir, seed, call_timeout, split=False):
         """split: share the exercises out with a second judge forked from this one (split.py)."""
         self.backend = backend
-        self.split = split
+        self.sealed = os.environ.get(SEALED) == "1"  # public checks first, diagnoses last
+        self.split = split and not self.sealed
         self.second_judge = []  # the exercises a second judge graded
         self.submission_dir = Path(submission_dir).resolve()
         self.reference_dir = Path(reference_dir).resolve() if reference_dir else None
@@ -127,6 +130,8 @@ class GradingPlugin:
         if self.errors:  # nothing runs on tests that break the rules
             items.clear()
             self.test_modules.clear()
+        elif self.sealed:  # every public check first, then the hidden ones (config.SEALED)
+            items.sort(key=lambda item: item.stash[_RESULT].kind == "hidden")
 
     @staticmethod
     def _mark_problem(item, exercise, mark, earlier):
@@ -277,14 +282,19 @@ class GradingPlugin:
     def pytest_sessionfinish(self):
         for exercise in [self.current, *self.workers]:
             self._finish_exercise(exercise)
+        if self.sealed:  # the diagnoses, once every check of every exercise has run
+            for exercise in dict.fromkeys(r.exercise for r in self.results):
+                self._finish_exercise(exercise, diagnose=True)
         self.seconds = time.monotonic() - self.started
 
-    def _finish_exercise(self, exercise):
-        """An exercise's tests have run: its diagnosis, if a check failed, then its worker goes
-        back (the portable backend lends it to the submission's next exercise)."""
+    def _finish_exercise(self, exercise, diagnose=None):
+        """An exercise's tests have run: its diagnosis, if a check failed (sealed: only when
+        asked, at the session's end), then its worker goes back (the portable backend lends it
+        to the submission's next exercise)."""
         if exercise is None:
             return
-        if exercise not in self.diagnoses and any(
+        diagnose = not self.sealed if diagnose is None else diagnose
+        if diagnose and exercise not in self.diagnoses and any(
                 r.status == "failed" for r in self.results if r.exercise == exercise):
             self.diagnoses[exercise] = self._diagnose(exercise)
         for worker in (self.workers.pop(exercise, None), self.elsewhere.pop(exercise, None)):

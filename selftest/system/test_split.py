@@ -99,3 +99,28 @@ def test_without_a_second_judge_this_one_grades_all(backend, folder, two_cores, 
     monkeypatch.setattr(os, "fork", no_fork)
     shared = session.grade(backend, folder, SEED, split=True)
     assert shared.second_judge == () and seen(shared) == seen(alone)
+
+
+def test_a_sealed_grading_runs_every_public_check_before_any_hidden_one(backend, folder,
+                                                                        monkeypatch):
+    """Issue 34: on Gradescope (config.SEALED) a later exercise's code could learn, while its
+    public checks ran, whether an earlier exercise's hidden checks had failed: a diagnosis calls
+    the learner's code only after a failure. Sealed, every public check of every exercise runs
+    first, then the hidden ones, then the diagnoses; the grade is the same."""
+    from grading.config import SEALED
+    from grading.judge import plugin
+    order = []
+    setup, diagnose = plugin.GradingPlugin.pytest_runtest_setup, plugin.GradingPlugin._diagnose
+    monkeypatch.setattr(plugin.GradingPlugin, "pytest_runtest_setup", lambda self, item: (
+        order.append(item.get_closest_marker("grade").kwargs["kind"]), setup(self, item))[1])
+    monkeypatch.setattr(plugin.GradingPlugin, "_diagnose", lambda self, exercise: (
+        order.append("diagnosis"), diagnose(self, exercise))[1])
+    alone = session.grade(backend, folder, SEED)
+    assert "diagnosis" in order[:-1] and "public" in order[order.index("hidden"):]  # interleaved
+    order.clear()
+    monkeypatch.setenv(SEALED, "1")
+    sealed = session.grade(backend, folder, SEED, split=True)
+    assert sealed.second_judge == ()  # (no second judge: it would grade by exercise)
+    assert seen(sealed) == seen(alone)
+    kinds = "".join(kind[0] for kind in order)  # p…ph…hd…d
+    assert kinds == "p" * kinds.count("p") + "h" * kinds.count("h") + "d" * 6, kinds
