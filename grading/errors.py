@@ -25,6 +25,11 @@ class GradingError(Exception):
     """Grading itself could not run (not the submission's fault)."""
 
 
+class WallsRefused(GradingError):
+    """A worker could not put up a wall of the Linux backend that the machine offers (a sandbox
+    refuses seccomp or Landlock to the process): it imported nothing of the learner's."""
+
+
 class WallsMissing(GradingError):
     """Grades that count were asked for where Linux's walls are missing: `auto` may not fall back
     to the portable backend for them (see backends.portable.chosen_backend). `text` is the one

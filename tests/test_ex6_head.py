@@ -635,7 +635,7 @@ def catalogued(probe):
                          f"({', '.join(biases)}): nn.Linear's default is bias=True. The lesson's "
                          "query, key and value are all nn.Linear(n_embd, head_size, bias=False)")
     if changed_everywhere(probe, inputs_after, [sizes(s) for s in SHAPES], ("x",)):
-        return modifies_input_diagnosis("ex6", "Head.forward", ["x"], "x = x + …")
+        return modifies_input_diagnosis("ex6", "Head.forward", ["x"], "q = self.query(x), on x as given")
     grads = probe.submission(learning, checked=False, **sizes(shape))
     cut = [what for what, grad in grads.items() if what != "x" and grad is None]
     if cut and not right:

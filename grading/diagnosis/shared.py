@@ -29,17 +29,21 @@ def named_otherwise(short, failed, source):
     if not built:
         return None
     line, text = built[0]
-    wanted = ("self.token_embedding_table" if short == "ex1"
-              else "self.query、self.key、self.value", "self.token_embedding_table" if short == "ex1"
-              else "self.query, self.key and self.value")
+    if short == "ex1":
+        return Diagnosis("ex1.layers_named_otherwise",
+                         f"__init__ 建的表名字不是练习规定的（第 {line} 行：{text}）。练习规定它叫 "
+                         "self.token_embedding_table：测试按这个名字设置这张表",
+                         f"__init__ builds the table under a name the exercise does not use (line "
+                         f"{line}: {text}). The exercise names it self.token_embedding_table: the "
+                         "tests set the table by that name")
     return Diagnosis(f"{short}.layers_named_otherwise",
-                     f"__init__ 建的层名字不是练习规定的（第 {line} 行：{text}）。练习规定的是 {wanted[0]}："
-                     "测试按这些名字设置权重（练习 6 也用这些名字）；像 nanoGPT 那样把三个层合成一个 c_attn "
+                     f"__init__ 建的层名字不是练习规定的（第 {line} 行：{text}）。练习规定的是 self.query、"
+                     "self.key、self.value：测试按这些名字设置权重；像 nanoGPT 那样把三个层合成一个 c_attn "
                      "的写法，这里也不适用",
                      f"__init__ builds its layers under names the exercise does not use (line "
-                     f"{line}: {text}). The exercise names them {wanted[1]}: the tests set their "
-                     "weights by these names (exercise 6 uses them too); a fused layer split in "
-                     "three, as nanoGPT's c_attn, does not fit here either")
+                     f"{line}: {text}). The exercise names them self.query, self.key and "
+                     "self.value: the tests set their weights by these names; a fused layer split "
+                     "in three, as nanoGPT's c_attn, does not fit here either")
 
 
 def returned_sequence(short, failed):

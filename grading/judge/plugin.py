@@ -25,7 +25,7 @@ import torch
 import course
 from grading.config import SEALED
 from grading.diagnosis import shared
-from grading.errors import CheckFailed, GateFailed, GradingError, WorkerFailure
+from grading.errors import CheckFailed, GateFailed, GradingError, WallsRefused, WorkerFailure
 from grading.i18n import Bi
 from grading.judge import source_check, split
 from grading.judge.remote import LocalChannel, Module, WorkerChannel
@@ -90,6 +90,7 @@ class GradingPlugin:
         # exercise → (Diagnosis or None, a problem of the diagnosis or "", Picture or None)
         self.diagnoses = {}
         self.current = None  # the exercise whose tests are running
+        self.walls_refused = False  # a worker said a wall could not be put up (WallsRefused)
         self.started = time.monotonic()
         self.seconds = 0.0
         # The judge's tensors are tiny (the reference, replays, comparisons): more threads only add
@@ -268,6 +269,8 @@ class GradingPlugin:
             result.message = error.text
             result.key, result.facts = error.key, error.facts
         elif isinstance(error, GradingError):
+            if isinstance(error, WallsRefused):
+                self.walls_refused = True
             result.status = "error"
             result.message = Bi(f"评分出错：{error}", f"grading error: {error}")
         elif excinfo.typename == "Failed" and "Timeout" in str(error):

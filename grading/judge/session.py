@@ -13,6 +13,12 @@ from pathlib import Path
 from grading.config import CALL_TIMEOUT, EXERCISES, ROOT, SOLUTIONS, TEST_TIMEOUT, TESTS
 from grading.errors import SessionError
 
+# The isolation line when a worker's walls were refused (grading.errors.WallsRefused): from the
+# workers' own word, not the backend's promise.
+REFUSED = ("没有隔离：这台机器拒绝了 Linux 的隔离墙（见上面的评分错误），学员的代码一行也没有运行",
+           "none: this machine refused the Linux walls (see the grading errors above), and none "
+           "of the submission's code ran")
+
 
 @dataclass
 class ExerciseGrade:
@@ -118,5 +124,5 @@ def grade(backend, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS
                                           *plugin.diagnoses.get(name, (None, "", None)))
                             for name, rs in by_exercise.items()],
                  seconds=time.monotonic() - started,
-                 isolation=getattr(backend, "isolation", ()),
+                 isolation=REFUSED if plugin.walls_refused else getattr(backend, "isolation", ()),
                  second_judge=tuple(plugin.second_judge))

@@ -20,7 +20,14 @@ import signal
 import time
 
 from grading.config import EXERCISE_BUDGET
-from grading.errors import Busy, GradingError, PeerClosed, ProtocolError, Timeout, WorkerFailure
+from grading.errors import (
+    Busy,
+    PeerClosed,
+    ProtocolError,
+    Timeout,
+    WallsRefused,
+    WorkerFailure,
+)
 from grading.i18n import Bi
 from grading.wire import protocol
 from grading.wire.ops import WALLS_NOT_UP, reply_problem
@@ -253,7 +260,7 @@ class ExerciseWorker:
         self.printed.append(output)
         if kind == "error" and value.get("type") == WALLS_NOT_UP:  # said before any import
             self.close()
-            raise GradingError(
+            raise WallsRefused(
                 f"the Linux walls could not be put up around {self.module}.py ({value['message']}), "
                 "so none of it ran. This machine offers them but refuses to install them (a "
                 "container or sandbox that filters system calls?): grade on a machine that "

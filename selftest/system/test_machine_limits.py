@@ -60,3 +60,40 @@ def test_a_wall_offered_but_refused_stops_the_worker_before_the_learners_code():
     assert [w for w, _ in walls_not_up({"landlock": "refused: [Errno 1] landlock_restrict_self",
                                         "seccomp": True})] == ["Landlock"]
     assert [w for w, _ in walls_not_up({"landlock": 0, "seccomp": False})] == ["Landlock", "seccomp"]
+
+
+# A machine (a container, a sandbox) whose kernel answers PR_GET_SECCOMP but refuses a filter:
+# built with the project's own seccomp helpers, installed in the grader's process before it runs.
+REFUSE_SECCOMP = r"""
+import ctypes, os, sys
+from grading.walls import kernel as k
+column, audit_arch, seccomp_nr = k._ARCHES[os.uname().machine]
+prctl_nr = {0: 157, 1: 167}[column]
+program = [k._op(k._LD_W_ABS, k._NR)] + k._deny(seccomp_nr, k._EPERM)
+program += k._on_arg(prctl_nr, k._arg(0), [22], k._EPERM, k._ALLOW)  # PR_SET_SECCOMP
+program += [k._op(k._RET, k._ALLOW)]
+filters = (k._SockFilter * len(program))(*program)
+fprog = k._SockFprog(len(program), filters)
+assert k._libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS: no root needed
+assert k._libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) == 0
+sys.argv = ["grader.py", *sys.argv[1:]]
+import runpy
+runpy.run_path("grader.py", run_name="__main__")
+"""
+
+
+@pytest.mark.skipif(not kernel.seccomp_available(), reason="no seccomp here")
+def test_seccomp_offered_but_refused_is_a_grading_error_naming_it(tmp_path):
+    """Issue 35: with seccomp visible but refused, a submission ran /bin/sh during grading while
+    the report said "Linux kernel walls (seccomp, …)". Now nothing of the learner's runs: every
+    check is a grading error that names seccomp, exit 2, and results.json is not a grade."""
+    results = tmp_path / "results.json"
+    done = subprocess.run([sys.executable, "-c", REFUSE_SECCOMP, "--solutions", "1", "--json",
+                           str(results), "--lang", "en"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=200)
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "seccomp" in done.stdout and "could not be put up" in done.stdout, done.stdout
+    data = json.loads(results.read_text(encoding="utf-8"))
+    assert data["score"] == 0 and all(t["status"] == "failed" for t in data["tests"])
+    assert any("grading-error" in t["tags"] for t in data["tests"])  # (the rest wait for them)
+    assert "Isolation: Linux kernel walls" not in done.stdout and "none:" in done.stdout
