@@ -48,7 +48,7 @@ from grading.diagnosis.crashes import crash_cause
 from grading.diagnosis.pictures import Picture, weights_of
 from grading.diagnosis.record_diff import Recorded
 from grading.diagnosis.slips import Way, lesson, named_slips
-from grading.errors import WorkerFailure
+from grading.errors import CheckFailed, WorkerFailure
 from grading.i18n import Bi
 from lesson_steps import (
     MASK_STEPS,
@@ -353,7 +353,45 @@ def test_matches_reference(compare):
     """matches the reference on fresh random inputs, four shape sets (B = T = 1 among them) and a long sequence
     在四组形状（其中一组 B = T = 1）和一个长序列的全新随机输入上与参考答案一致"""
     # the calls the how-checks read: every size above, two or three calls of one head each
-    expect_calls_close(*compare(calls), "forward(x)", OUT_NAMES)
+    try:
+        expect_calls_close(*compare(calls), "forward(x)", OUT_NAMES)
+    except CheckFailed as failure:  # where the work parts from the solution's: the weights?
+        extra = weights_compared(compare)
+        raise CheckFailed(failure.text + extra if extra else failure.text, failure.key) from None
+
+
+def weights_compared(compare):
+    """A second line for a mismatch (a Bi, or None): how the head's attention weights (the last
+    (T, T) matrix of its work, replayed from its record) compare with the solution's, for one
+    sequence of five."""
+    shape = {**SHAPES[0], "B": 1}
+    (out, mine), (want, theirs) = compare.recorded(shown_forward, **sizes(shape))
+    T = shape["T"]
+    mine, theirs = weights_of(mine, out, T), weights_of(theirs, want, T)
+    if mine is None or theirs is None or not isinstance(out, torch.Tensor):
+        return None
+    mine, theirs = mine.reshape(-1, T, T)[0].double(), theirs.reshape(-1, T, T)[0].double()
+    if same(mine, theirs):
+        return Bi("\n注意力权重（softmax 的输出）和参考答案的一样：差别在它之后，在值 v 或者乘上它的那一步",
+                  "\nthe attention weights (softmax's output) match the reference's: the difference "
+                  "comes after them, in the values v or in what multiplies them")
+    if bool((upper_triangle(mine) & (mine.abs() > ZERO)).any()):
+        return Bi("\n注意力权重已经和参考答案不同：对角线右上方（未来）分到了权重",
+                  "\nthe attention weights already differ from the reference's: positions above "
+                  "the diagonal (the future) get weight")
+    peak, right = float(mine.max(-1).values.mean()), float(theirs.max(-1).values.mean())
+    if abs(peak - right) > 0.1:
+        sharper = peak > right
+        return Bi(f"\n注意力权重已经和参考答案不同：每行最大的权重平均是 {peak:.2f}，参考答案是 {right:.2f}"
+                  + ("：分数比应有的大（缩放少了或不对？）" if sharper else "：分数比应有的小（缩放多了？）"),
+                  f"\nthe attention weights already differ from the reference's: each row's largest "
+                  f"weight is {peak:.2f} on average against {right:.2f}"
+                  + (": the scores are larger than they should be (a scale missing or wrong?)"
+                     if sharper else ": the scores are smaller than they should be (scaled too "
+                     "much?)"))
+    return Bi("\n注意力权重已经和参考答案不同：差别在 softmax 之前（查询、键、它们的乘积）",
+              "\nthe attention weights already differ from the reference's: the difference comes "
+              "before softmax (the queries, the keys, their product)")
 
 
 @hidden(2)
