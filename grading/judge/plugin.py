@@ -248,6 +248,19 @@ class GradingPlugin:
         self.results.append(result)
         return report
 
+    def _crash_explained(self, exercise, failure):
+        """The test file's diagnose_error on a crash of the learner's code (a pure function of the
+        worker's report and the judge's reading of the source), or None: the first failing check's
+        message then says what to fix, not only what Python said."""
+        explain = getattr(self.test_modules.get(exercise), "diagnose_error", None)
+        if explain is None or failure.kind != "raised" or failure.not_implemented \
+                or not isinstance(failure.error, dict) or failure.error.get("type") == "Mismatch":
+            return None
+        try:
+            return explain(with_body(failure.error, Source(self.submission_dir, exercise)))
+        except Exception:  # noqa: BLE001  (an explanation must never cost a grade)
+            return None
+
     def _record_failure(self, result, excinfo):
         error = excinfo.value
         if isinstance(error, WorkerFailure):
@@ -255,6 +268,9 @@ class GradingPlugin:
             result.cause = error.kind
             result.message = error.text
             result.frames = error.error.get("frames", [])
+            crash = self._crash_explained(result.exercise, error)
+            if crash is not None:  # the crash in the lesson's words, right under Python's
+                result.message = error.text + Bi("\n", "\n") + crash.text
             if isinstance(error.error, dict):  # a Mismatch's key and facts, for the causes
                 result.key = error.error.get("key")
                 result.facts = {k: v for k, v in error.error.items()

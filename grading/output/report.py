@@ -94,6 +94,13 @@ def _failure_lines(result, folder, lang):
     return lines
 
 
+def said(failure, diagnosis):
+    """The first failure's message already holds the cause (a crash explained under Python's
+    words): one explanation per failure."""
+    return failure is not None and failure.message is not None \
+        and diagnosis.text.en in failure.message.en
+
+
 def waiting_line(waiting):
     """The checks that wait for others (after=…), in one short line: how many, and what for."""
     needs = []
@@ -134,7 +141,7 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
                 out += ["        " + inert_line(line) for line in ex.picture.lines(lang)]
             for warning in _warnings(ex)[:3]:
                 out.append("      " + Bi("警告：", "warning: ").render(lang) + warning[:500])
-            if ex.diagnosis is not None:
+            if ex.diagnosis is not None and not said(failure, ex.diagnosis):
                 out.append("      → " + (Bi("可能的原因：", "Likely cause: ")
                                          + ex.diagnosis.text).render(lang))
             others = [inert_line(r.name.render(lang)) for r in ex.results
@@ -261,7 +268,7 @@ def gradescope(grade, lang="en"):
                 output += "\n" + "\n".join(f"{f}:{line}: {src}" for f, line, _, src in _frames(r))
             if ex.picture is not None and r is told:
                 output += "\n" + "\n".join(inert_line(line) for line in ex.picture.lines(lang))
-            if ex.diagnosis is not None and r is told:
+            if ex.diagnosis is not None and r is told and not said(r, ex.diagnosis):
                 output += "\n→ " + inert(ex.diagnosis.text.render(lang))
             if r.output and r.status != "passed":
                 output += "\n" + Bi("你的代码打印了：", "Your code printed:").render(lang) + "\n" \
@@ -388,7 +395,7 @@ def github_annotations(grade, lang="en"):
             where += f",line={line}"
         title = _escape(inert_line(f"{ex.exercise} · {failure.name.render(lang)}"), True)
         message = _message(failure, lang)
-        if ex.diagnosis is not None:
+        if ex.diagnosis is not None and not said(failure, ex.diagnosis):
             message += "\n→ " + (Bi("可能的原因：", "Likely cause: ") + ex.diagnosis.text).render(lang)
         lines.append(f"::error {where},title={title}::{_escape(no_commands(message))}")
     return lines
