@@ -270,7 +270,7 @@ class GradingPlugin:
             result.frames = error.error.get("frames", [])
             crash = self._crash_explained(result.exercise, error)
             if crash is not None:  # the crash in the lesson's words, right under Python's
-                result.message = error.text + Bi("\n", "\n") + crash.text
+                result.message = error.text + Bi("\n" + crash.text.zh, "\n" + crash.text.en)
             if isinstance(error.error, dict):  # a Mismatch's key and facts, for the causes
                 result.key = error.error.get("key")
                 result.facts = {k: v for k, v in error.error.items()
