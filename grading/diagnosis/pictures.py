@@ -14,6 +14,7 @@ from grading.i18n import Bi
 
 MOST_COLUMNS = 5  # a matrix of more columns is shown cut to its first 5: two fit 80 columns
 CELL = 5  # "0.33", "-0.33", "-inf", " nan": the widest number shown is five characters
+INDENT = 8  # the report's indent before a picture's lines
 TOLERANCE = 1e-3  # a cell differs from the expected one beyond this (shown to two decimals)
 
 
@@ -39,9 +40,10 @@ class Picture:
             return None
         return tuple(int(i) for i in self.wrong[:, :MOST_COLUMNS].nonzero()[0])
 
-    def lines(self, lang):
+    def lines(self, lang, most=80):
         """The picture as plain lines: its title, then the learner's matrix and the expected one
-        side by side under their names; at most 65 columns wide (5 columns of numbers each)."""
+        side by side under their names, at most 65 columns wide (5 columns of numbers each); one
+        above the other where `most` columns (the report's indent included) cannot hold both."""
         first = self.first_wrong()
         mine = [_row(row, first[1] if first and first[0] == i else None)
                 for i, row in enumerate(self.got)]
@@ -53,8 +55,11 @@ class Picture:
         else:
             theirs = [_row(row, first[1] if first and first[0] == i else None)
                       for i, row in enumerate(self.want)]
-            out.append(_pad(" " + yours, width) + "   " + " " + expected)
-            out += [_pad(a, width) + "   " + b for a, b in zip(mine, theirs)]
+            if INDENT + 2 * width + 3 <= most:
+                out.append(_pad(" " + yours, width) + "   " + " " + expected)
+                out += [_pad(a, width) + "   " + b for a, b in zip(mine, theirs)]
+            else:  # a narrow terminal: one above the other
+                out += [" " + yours] + mine + [" " + expected] + theirs
         if self.got.shape[1] > MOST_COLUMNS:
             out.append(Bi(f"（只显示前 {MOST_COLUMNS} 列）", f"(the first {MOST_COLUMNS} columns)")
                        .render(lang))

@@ -138,7 +138,8 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
         elif failure is not None:
             out += ["      " + line for line in _failure_lines(failure, folder, lang)]
             if ex.picture is not None:
-                out += ["        " + inert_line(line) for line in ex.picture.lines(lang)]
+                out += ["        " + inert_line(line)
+                        for line in ex.picture.lines(lang, most or terminal.width())]
             for warning in _warnings(ex)[:3]:
                 out.append("      " + Bi("警告：", "warning: ").render(lang) + warning[:500])
             if ex.diagnosis is not None and not said(failure, ex.diagnosis):

@@ -95,3 +95,11 @@ def test_hint_starts_from_the_last_runs_cause_and_forgets_it_once_fixed(tmp_path
                      "public", status="passed")
     hints.remember_run(Grade(Path("exercises"), 8, [ExerciseGrade("ex2_averaging", [passing])], 0.1))
     assert "wrong direction" not in hints.show("ex2_averaging", None, False, "en")
+
+
+def test_a_narrow_terminal_gets_the_two_matrices_one_above_the_other():
+    picture = Picture(Bi("averaging_matrix(5)", "averaging_matrix(5)"), COLUMNS, AVERAGING)
+    for lang in ("en", "zh"):
+        lines = picture.lines(lang, most=60)
+        assert all(terminal.columns(line) + 8 <= 60 for line in lines), lines
+        assert sum("[" in line for line in lines) == 2  # the first wrong cell, in each matrix
