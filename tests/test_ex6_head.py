@@ -278,7 +278,8 @@ def test_first_position_sees_itself(submission):
         inputs = submission.inputs(draw, **{k: shape[k] for k in ("B", "T", "n_embd", "head_size")})
         value_0 = inputs["x"][:, 0].double() @ inputs["value"].double().T  # (B, head_size)
         expect_close(out[:, 0], value_0, "out[:, 0]", ("B", "head_size"),
-                     source=Bi("它自己的值向量是", "its own value vector is"),
+                     source=Bi("它自己的值向量 x[:, 0] @ self.value.weight.T（没有偏置）是",
+                               "its own value vector, x[:, 0] @ self.value.weight.T (no bias), is"),
                      hint=Bi("因果掩码之后，权重的第 0 行是 [1, 0, …]：位置 0 只关注自己，所以输出是 value(x[:, 0])。",
                              "After the causal mask, row 0 of the weights is [1, 0, …]: position "
                              "0 attends only to itself, so its output is value(x[:, 0])."))
@@ -325,11 +326,16 @@ def test_mask_is_not_trained(submission):
              "nn.Linear (self.query = self.key = self.value = nn.Linear(…), say). Query, key and "
              "value each need a layer of their own")
     if sorted(shapes) != [layer] * 3:
-        fail(f"可训练参数的形状是 {shapes}，应当只有三个 (head_size, n_embd) = ({head_size}, {n_embd})："
-             "掩码用 register_buffer 保存，它不参与训练",
+        extra = [s for s in shapes if s != layer]
+        why = (("掩码用 register_buffer 保存，它不参与训练", "keep the mask with register_buffer, it is "
+                "not trained") if [block_size, block_size] in extra else
+               ("多出来的 (head_size,) 是偏置：课文的三个层都是 bias=False", "the extra (head_size,) is "
+                "a bias: the lesson's three layers all have bias=False") if [head_size] in extra else
+               ("多出来的参数不属于这一课的注意力头", "the extra parameters are no part of this "
+                "lesson's head"))
+        fail(f"可训练参数的形状是 {shapes}，应当只有三个 (head_size, n_embd) = ({head_size}, {n_embd})：{why[0]}",
              f"the trainable parameters have shapes {shapes}; there should be just three "
-             f"(head_size, n_embd) = ({head_size}, {n_embd}): keep the mask with register_buffer, "
-             "it is not trained")
+             f"(head_size, n_embd) = ({head_size}, {n_embd}): {why[1]}")
 
 
 @public(1, after=["test_causal_for_every_token", "test_first_position_sees_itself"])
@@ -389,12 +395,11 @@ def weights_compared(compare):
     if abs(peak - right) > 0.1:
         sharper = peak > right
         return Bi(f"\n注意力权重已经和参考答案不同：每行最大的权重平均是 {peak:.2f}，参考答案是 {right:.2f}"
-                  + ("：分数比应有的大（缩放少了或不对？）" if sharper else "：分数比应有的小（缩放多了？）"),
+                  + ("：分数比应有的大" if sharper else "：分数比应有的小"),
                   f"\nthe attention weights already differ from the reference's: each row's largest "
                   f"weight is {peak:.2f} on average against {right:.2f}"
-                  + (": the scores are larger than they should be (a scale missing or wrong?)"
-                     if sharper else ": the scores are smaller than they should be (scaled too "
-                     "much?)"))
+                  + (": the scores are larger than they should be" if sharper else
+                     ": the scores are smaller than they should be"))
     return Bi("\n注意力权重已经和参考答案不同：差别在 softmax 之前（查询、键、它们的乘积）",
               "\nthe attention weights already differ from the reference's: the difference comes "
               "before softmax (the queries, the keys, their product)")

@@ -106,10 +106,12 @@ def expect_tensor(value, what, shape=None, names=None):
         number = value[where].item()
         if math.isnan(number) and ("softmax" in what or what.startswith("forward(x)")):
             rows = bad.reshape(-1, bad.shape[-1]).all(dim=-1) if bad.dim() else bad
-            fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数（NaN 来自 softmax 之前整行都是 −∞ 的行、"
-                 "0 × −∞，或者 0/0）" + (f"；{int(rows.sum())} 行整行都是 NaN" if bool(rows.any()) else ""),
+            fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数（NaN 来自：softmax 沿着一条全是 −∞ 的方向做"
+                 "——整行被遮住，或者 softmax 沿错了维度；0 × −∞；填了 +∞；0/0）"
+                 + (f"；{int(rows.sum())} 行整行都是 NaN" if bool(rows.any()) else ""),
                  f"{entry(what, where)} is {number}: the output must be finite (NaN comes from a "
-                 "row that is all −∞ before softmax, from 0 × −∞, or from 0/0)"
+                 "softmax along a line that is all −∞: a row masked whole, or a softmax over the "
+                 "wrong dimension; from 0 × −∞; from a fill of +∞; from 0/0)"
                  + (f"; {int(rows.sum())} rows are NaN throughout" if bool(rows.any()) else ""))
         fail(f"{entry(what, where, 'zh')}是 {number}：输出必须是有限的数",
              f"{entry(what, where)} is {number}: the output must be finite")
