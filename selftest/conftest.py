@@ -328,7 +328,7 @@ def repository():
 @pytest.fixture(scope="session")
 def gradebooks(graded):
     """The CSV gradebook the batch wrote, as text (in a list: a batch may be split)."""
-    return [(started("base") / "grades.csv").read_text()]
+    return [(started("base") / "grades.csv").read_text(encoding="utf-8-sig")]
 
 
 @pytest.fixture(scope="session")

@@ -5,5 +5,5 @@
 # no line the learner's code printed or raised acts as a workflow command (grading/output/report.py).
 # PASS_MARK (default: full marks) and GRADER_LANG (default en) come from repository variables.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2  # (2: the grading could not run)
 python grader.py --json results.json ${PASS_MARK:+--pass-mark "$PASS_MARK"} --lang "${GRADER_LANG:-en}"

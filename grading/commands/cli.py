@@ -353,6 +353,9 @@ def hint_command(args):
     return 0
 
 
+BOM = "\ufeff"  # first in every CSV the grader writes
+
+
 def waited(seconds):
     """The seconds since grader.py started (GRADER_STARTED, set by grader.py itself), torch's
     import included: what the learner waited. `seconds`, the grading alone, where it is unset
@@ -481,9 +484,12 @@ def write_results(args, results):
         write_json(args.json, results)
     if args.csv:  # the gradebook, what the class got wrong and every check beside it
         from grading.commands.batch import beside, causes, causes_csv, causes_path, checks_csv, csv_text
-        write_text(args.csv, csv_text(results["submissions"]))
-        write_text(causes_path(args.csv), causes_csv(causes(results["submissions"], args.lang)))
-        write_text(beside(args.csv, "checks"), checks_csv(results["submissions"]))
+        # UTF-8 with a byte-order mark: Excel on Windows then reads Chinese names as Chinese
+        # (LibreOffice, Google Sheets and Python's utf-8-sig read it too)
+        write_text(args.csv, BOM + csv_text(results["submissions"]))
+        write_text(causes_path(args.csv),
+                   BOM + causes_csv(causes(results["submissions"], args.lang)))
+        write_text(beside(args.csv, "checks"), BOM + checks_csv(results["submissions"]))
     if args.report:
         from grading.commands.batch import class_report
         write_text(args.report, class_report(results["submissions"], args.lang,

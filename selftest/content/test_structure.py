@@ -138,3 +138,12 @@ def test_the_selftest_loads_for_each_exercise_alone(exercise):
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "selftest", env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.skipif(not __import__("shutil").which("shellcheck"), reason="no shellcheck here")
+def test_the_shell_scripts_are_clean_for_shellcheck():
+    """Issue 37: grade.sh's `cd` without `|| exit` (SC2164); the guide says the scripts are clean."""
+    import subprocess
+    scripts = sorted(str(p) for p in (ROOT / ".github" / "scripts").glob("*.sh"))
+    done = subprocess.run(["shellcheck", *scripts], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout[-3000:]

@@ -300,13 +300,13 @@ def test_an_interrupted_batch_keeps_its_rows_stops_its_judges_and_resumes(tmp_pa
     assert took < 10, f"the batch took {took:.1f} s to stop"
     with pytest.raises(ProcessLookupError):  # no judge, zygote or worker of it lives on
         os.killpg(run.pid, 0)
-    rows = {r["name"]: r for r in csv.DictReader(gradebook.read_text().splitlines())}
+    rows = {r["name"]: r for r in csv.DictReader(gradebook.read_text(encoding="utf-8-sig").splitlines())}
     assert rows["a-right"]["status"] == "graded" and rows["a-right"]["total"] == FULL
     assert rows["b-slow"]["status"] == rows["c-right"]["status"] == "interrupted"
     assert "interrupted" in err and "--resume" in err
     resumed = run_grader("--batch", folder, "--csv", gradebook, "--resume", "--jobs", "1",
                          timeout=300)
-    again = {r["name"]: r for r in csv.DictReader(gradebook.read_text().splitlines())}
+    again = {r["name"]: r for r in csv.DictReader(gradebook.read_text(encoding="utf-8-sig").splitlines())}
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert again["a-right"] == rows["a-right"] and again["c-right"]["total"] == FULL
     assert again["b-slow"]["status"] == "graded" and again["c-right"]["seed"] == "7"
@@ -320,7 +320,10 @@ def test_an_interrupted_batch_keeps_its_rows_stops_its_judges_and_resumes(tmp_pa
 def test_a_class_laid_out_every_way_with_a_judge_killed_part_way():
     done = early_run("batch flows")
     rows = {row["name"]: row for row in
-            csv.DictReader((early_folder() / "batch-flows" / "class.csv").read_text().splitlines())}
+            csv.DictReader((early_folder() / "batch-flows" / "class.csv").read_text(
+                encoding="utf-8-sig").splitlines())}
+    for name in ("class.csv", "class-causes.csv", "class-checks.csv"):  # Excel reads the names
+        assert (early_folder() / "batch-flows" / name).read_bytes().startswith(b"\xef\xbb\xbf")
     got_mistake = rows.get("q-mistake", {}).get("total") or FULL  # (its points: test_fixtures)
     expect = {"a-right": ("graded", FULL), "b-right": ("graded", FULL),
               "alice": ("graded", FULL), "alice\\u200b": ("graded", FULL),
@@ -338,7 +341,7 @@ def test_a_class_laid_out_every_way_with_a_judge_killed_part_way():
     assert "missing ex2_averaging.py" in rows["partial"]["note"]
     assert done.returncode == 1, done.stderr  # a row met a grading error: regrade it
     assert "grading error 1" in done.stdout and f"{KILLED}: its judge was killed" in done.stdout
-    table = (early_folder() / "batch-flows" / "class-causes.csv").read_text()
+    table = (early_folder() / "batch-flows" / "class-causes.csv").read_text(encoding="utf-8-sig")
     wrong = list(csv.DictReader(table.splitlines()))
     assert [(r["exercise"], r["key"], r["count"], r["examples"]) for r in wrong] == [
         ("ex5_causal_mask", MISTAKE.diagnosis, "1", "q-mistake")]

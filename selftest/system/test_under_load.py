@@ -86,7 +86,7 @@ def test_identical_submissions_get_identical_grades_under_a_heavy_mixed_load(tmp
         done = run_grader("--batch", folder, "--seed", "7", "--csv", gradebook, timeout=800)
     finally:
         stop_load(load)
-    rows = list(csv.DictReader(gradebook.open(encoding="utf-8")))
+    rows = list(csv.DictReader(gradebook.open(encoding="utf-8-sig")))
     totals = {row["name"]: (row["status"], row["total"]) for row in rows}
     assert len(totals) == COPIES, done.stdout[-2000:]
     assert set(totals.values()) == {("graded", f"{course.TOTAL:g}")}, (totals, done.stdout[-3000:])
