@@ -57,6 +57,24 @@ class TestResult:
         return self.points if self.status == "passed" else 0
 
 
+def syntax_problem(nodeid):
+    """For a test file that does not parse: its name, the line and Python's words (a few lines,
+    where pytest's report is a traceback of its own import machinery); "" otherwise."""
+    from grading.config import ROOT
+    path = ROOT / str(nodeid or "")
+    if not nodeid or not path.is_file() or path.suffix != ".py":
+        return ""
+    try:
+        compile(path.read_bytes(), str(path), "exec")
+    except SyntaxError as error:
+        line = (error.text or "").rstrip()
+        return (f"{nodeid}, line {error.lineno}: SyntaxError: {error.msg}"
+                + (f"\n    {line}" if line else ""))
+    except (OSError, ValueError):
+        return ""
+    return ""
+
+
 def seed_for(base_seed, nodeid, index):
     digest = hashlib.sha256(f"{base_seed}/{nodeid}/{index}".encode()).digest()
     return int.from_bytes(digest[:6], "big")
@@ -227,7 +245,7 @@ class GradingPlugin:
     def pytest_collectreport(self, report):
         if report.failed:
             self.errors.append(f"{report.nodeid or 'tests'} could not be collected:\n"
-                               f"{report.longreprtext[-1500:]}")
+                               + (syntax_problem(report.nodeid) or report.longreprtext[-1500:]))
 
     # -- running ----------------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)

@@ -103,3 +103,16 @@ def test_a_narrow_terminal_gets_the_two_matrices_one_above_the_other():
         lines = picture.lines(lang, most=60)
         assert all(terminal.columns(line) + 8 <= 60 for line in lines), lines
         assert sum("[0." in line or "[1." in line for line in lines) == 2  # the marked cells
+
+
+def test_a_test_file_that_does_not_parse_is_named_with_its_line(tmp_path, monkeypatch):
+    """Issue 37: a syntax error in a test file read as pytest's import traceback, no file named."""
+    from grading import config
+    from grading.judge.plugin import syntax_problem
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_ex9_new.py").write_text("def test_x(submission):\n    fail((\n")
+    monkeypatch.setattr(config, "ROOT", tmp_path)
+    said = syntax_problem("tests/test_ex9_new.py")
+    assert said.startswith("tests/test_ex9_new.py, line 2: SyntaxError") and "fail((" in said
+    (tmp_path / "tests" / "test_ex9_new.py").write_text("x = 1\n")
+    assert syntax_problem("tests/test_ex9_new.py") == ""
