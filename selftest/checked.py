@@ -74,16 +74,23 @@ def written(path):
 
 
 def rewrite(path, exercise, root=ROOT):
-    """Put the made paragraphs in the file, in place of the ones it holds."""
+    """Put the made paragraphs in the file, in place of the ones it holds; a new exercise's file,
+    which holds none yet, gets them at the end of its docstring."""
     text = Path(path).read_text(encoding="utf-8")
     for lead, made in zip((ZH_LEAD, EN_LEAD), paragraphs(exercise, root)):
         text, count = _PARAGRAPH[lead].subn(lambda _: made, text, count=1)
         if count != 1:
-            raise ValueError(f"{path}: no {lead.strip()} paragraph to rewrite")
+            if not text.startswith('"""') or '"""' not in text[3:]:
+                raise ValueError(f"{path}: no docstring to hold the {lead.strip()} paragraph")
+            end = text.index('"""', 3)
+            text = text[:end].rstrip("\n") + "\n\n" + made + "\n" + text[end:]
     Path(path).write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
+    if sys.argv[1:]:  # (it takes no arguments: --help must not rewrite anything)
+        print(__doc__.strip().splitlines()[0] + "\nusage: python selftest/checked.py")
+        sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
     sys.path.insert(0, str(ROOT))
     from grading.config import EXERCISES
     for exercise in EXERCISES:

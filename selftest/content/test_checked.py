@@ -30,3 +30,17 @@ def test_a_renamed_check_shows(tmp_path):
     zh, en = paragraphs("ex4_scaling", root=tmp_path)
     assert en.startswith("Checked: a renamed check; ") and zh.startswith("会检查：改了名字的检查；")
     assert (zh, en) != paragraphs("ex4_scaling")
+
+
+def test_a_new_exercise_file_gets_its_paragraphs_written(tmp_path):
+    """Issue 37: checked.py only rewrote paragraphs that existed, so a new exercise's file could
+    not get them. It now adds them at the end of the docstring, once; a second run rewrites them."""
+    import checked
+    path = tmp_path / "ex2_averaging.py"
+    path.write_text('"""练习 2 · 新写的\n\nExercise 2 · newly written\n"""\nimport torch\n',
+                    encoding="utf-8")
+    checked.rewrite(path, "ex2_averaging")
+    once = path.read_text(encoding="utf-8")
+    assert checked.written(path) == checked.paragraphs("ex2_averaging")
+    checked.rewrite(path, "ex2_averaging")
+    assert path.read_text(encoding="utf-8") == once and once.endswith('"""\nimport torch\n')
