@@ -457,6 +457,10 @@ def grade_all(backend, folder, seed, exercises, timeout, jobs, saved=None, done=
         interrupted = False
     except KeyboardInterrupt:
         interrupted = True
+        # A second interrupt must not cut the gradebook short: an interrupt sent to the whole
+        # process group (a CI cancel, Ctrl-C in a make target) reaches this process more than
+        # once; from here on the batch only stops its judges and writes what it has.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         judges.stop()  # at once: no judge grades on after the batch has stopped
         left = [judge.current["name"] for judge in judges.stopped if judge.current] \
             + [job["name"] for job in returned] + [entry.name for entry in entries]

@@ -265,6 +265,35 @@ def test_saved_rows_resume_whatever_the_names_hold(tmp_path):
 
 
 @pytest.mark.full
+@pytest.mark.full
+def test_an_interrupt_to_the_whole_process_group_still_writes_the_gradebook(tmp_path):
+    """Issue 37: SIGINT to the process group (a CI cancel, Ctrl-C in a make target) reached the
+    batch twice, and the second cut the gradebook short: only grades.saved.jsonl was left. Now
+    grades.csv is written, the rows not graded marked interrupted, exit 130."""
+    from long_runs import solutions_in
+    folder = tmp_path / "class"
+    for n in range(24):
+        solutions_in(folder / f"s{n:02d}")
+    gradebook, saved = tmp_path / "grades.csv", tmp_path / "grades.saved.jsonl"
+    run = subprocess.Popen([sys.executable, str(ROOT / "grader.py"), "--batch", str(folder),
+                            "--csv", str(gradebook), "--seed", "7", "--lang", "en"], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and run.poll() is None and (
+                not saved.exists() or len(saved.read_text().splitlines()) < 3):
+            time.sleep(0.1)
+        os.killpg(run.pid, signal.SIGINT)
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, err[-2000:]
+    rows = list(csv.DictReader(gradebook.read_text(encoding="utf-8-sig").splitlines()))
+    assert len(rows) == 24 and any(r["status"] == "interrupted" for r in rows), err[-2000:]
+
+
 def test_an_interrupted_batch_keeps_its_rows_stops_its_judges_and_resumes(tmp_path):
     """SIGTERM part-way: exit 130 at once, every judge gone, the rows graded so far in the
     gradebook and the rest marked interrupted; --resume grades only those, to the grades of one
