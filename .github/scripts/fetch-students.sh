@@ -27,7 +27,8 @@ if [ -z "${repositories//[[:space:]]/}" ]; then
                    'index($0, prefix) == 1 { print owner "/" $0 }')
 fi
 # One API read, retried: a 502 or a rate limit passes, a file the student has not got (404) does
-# not. Exit status 0 read, 4 not there, 1 failed every attempt (the error on stderr).
+# not. Exit status 0 read, 4 not there, 6 an empty repository (409), 5 the token refused (401:
+# no retry, the whole fetch stops), 1 failed every attempt (the error on stderr).
 attempts=${FETCH_ATTEMPTS:-4}
 fetch() {
   local target=$1 error attempt
@@ -38,7 +39,11 @@ fetch() {
       return 0
     fi
     rm -f "$target.part"
-    case $error in *"HTTP 404"*|*"Not Found"*) return 4 ;; esac
+    case $error in
+      *"HTTP 404"*|*"Not Found"*) return 4 ;;
+      *"HTTP 409"*|*"is empty"*) return 6 ;;
+      *"HTTP 401"*|*"Bad credentials"*) echo "$error" | tail -n 1 >&2; return 5 ;;
+    esac
     [ "$attempt" = "$attempts" ] || sleep $((attempt * ${FETCH_BACKOFF:-5}))
   done
   echo "$error" | tail -n 1 >&2
@@ -52,10 +57,24 @@ for repository in $repositories; do
   mkdir -p "$folder"
   status=0
   fetch "$folder/.commit" "repos/$repository/commits/HEAD" --jq .sha 2> "$folder/.error" || status=$?
-  commit=$( [ "$status" = 0 ] && cat "$folder/.commit" || echo unreadable)
+  if [ "$status" = 5 ]; then  # the token itself: every repository would fail the same way
+    echo "::error title=Bad credentials::GitHub refused the token STUDENTS_TOKEN ($(cat "$folder/.error")): renew it, with read access to the students' repositories, and run the job again."
+    exit 1
+  fi
+  case $status in
+    0) commit=$(cat "$folder/.commit") ;;
+    4) commit="not fetched: no such repository (or the token cannot see it)" ;;
+    6) commit="not fetched: the repository is empty (no commit yet)" ;;
+    *) commit=unreadable ;;
+  esac
   rm -f "$folder/.commit"
   printf '%s\t%s\t%s\n' "$name" "$repository" "$commit" >> "$commits"
   count=$((count + 1))
+  if [ "$status" = 4 ] || [ "$status" = 6 ]; then  # the row grades as empty; the TSV says why
+    echo "::warning title=Not fetched::$repository: ${commit#not fetched: }"
+    rm -f "$folder/.error"
+    continue
+  fi
   if [ "$status" != 0 ]; then
     failed+=("$repository: its latest commit ($(cat "$folder/.error"))")
     rm -f "$folder/.error"
@@ -67,6 +86,10 @@ for repository in $repositories; do
     fetch "$folder/$exercise.py" -H "Accept: application/vnd.github.raw" \
       "repos/$repository/contents/exercises/$exercise.py?ref=$commit" 2> "$folder/.error" \
       || status=$?
+    if [ "$status" = 5 ]; then
+      echo "::error title=Bad credentials::GitHub refused the token STUDENTS_TOKEN ($(cat "$folder/.error")): renew it and run the job again."
+      exit 1
+    fi
     if [ "$status" = 1 ]; then
       failed+=("$repository: exercises/$exercise.py ($(cat "$folder/.error"))")
     fi

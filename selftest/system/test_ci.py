@@ -121,7 +121,11 @@ for failing in "${FAKE_FAIL_ONCE:-}" "${FAKE_FAIL_ALWAYS:-}"; do
     fi
   fi
 done
+if [ -n "${FAKE_BAD_TOKEN:-}" ]; then echo "gh: Bad credentials (HTTP 401)" >&2; exit 1; fi
 [ -d "$FAKE_GITHUB/$repository" ] || { echo "gh: Not Found (HTTP 404)" >&2; exit 1; }
+if [ -e "$FAKE_GITHUB/$repository/EMPTY" ]; then
+  echo "gh: Git Repository is empty. (HTTP 409)" >&2; exit 1
+fi
 case "$path" in
   */commits/HEAD) echo "c0ffee-$(basename "$repository")" ;;
   */contents/*) file=${path#*/contents/}; file=$FAKE_GITHUB/$repository/${file%%\\?*}
@@ -182,6 +186,27 @@ def test_fetching_the_class_takes_only_the_exercise_files(tmp_path):
                                str(tmp_path / "again")], env={**env, "GH_TOKEN": ""},
                               capture_output=True, text=True, timeout=60)
     assert no_token.returncode == 1 and "STUDENTS_TOKEN" in no_token.stdout
+    # Issue 37: a refused token stops at the first repository, at once, with one annotation
+    # (it was retried like a 502, 30 s a repository); an empty repository (409) and a missing
+    # one (404) are skipped with their reason, and the rest of the class is fetched.
+    started = time.monotonic()
+    refused = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "fetch-students.sh"),
+                              str(tmp_path / "refused")], env={**env, "FAKE_BAD_TOKEN": "1"},
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and time.monotonic() - started < 10
+    assert refused.stdout.count("::error title=Bad credentials::") == 1, refused.stdout
+    (github / "course" / "attention-dave").mkdir()
+    (github / "course" / "attention-dave" / "EMPTY").write_text("")
+    skipped = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "fetch-students.sh"),
+                              str(tmp_path / "skipped")],
+                             env={**env, "REPOSITORIES": "course/attention-dave course/gone "
+                                                         "course/attention-bob"},
+                             capture_output=True, text=True, timeout=60)
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
+    assert (tmp_path / "skipped" / "attention-bob" / "ex6_head.py").exists()
+    tsv = (tmp_path / "graded-commits.tsv").read_text()
+    assert "attention-dave\tcourse/attention-dave\tnot fetched: the repository is empty" in tsv
+    assert "gone\tcourse/gone\tnot fetched: no such repository" in tsv
 
 
 def test_the_summary_says_what_the_check_says_for_changes_outside_exercises(tmp_path):
