@@ -106,6 +106,7 @@ class Executor:
             grad = request.get("grad")  # None: autograd off
             for i in grad or []:  # as inside a model: results of an operation, not leaves
                 args[i] = args[i].detach().clone().requires_grad_(True) * 1
+                versions[i] = args[i]._version
             seed = request.get("seed")  # the call's random numbers: the judge's to choose
             with _seeded(seed) if type(seed) is int else contextlib.nullcontext():
                 returned, record = self.record(target, args, kwargs,
