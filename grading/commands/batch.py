@@ -187,8 +187,10 @@ def grade_one(backend, folder, seed, exercises, timeout, missing=()):
     try:
         record = report.record(grade(backend, folder, seed, exercises, call_timeout=timeout))
         record["status"], record["note"] = status_of(record)
-        if record["status"] == "graded" and missing:
-            record["status"], record["note"] = "incomplete", "missing " + ", ".join(missing)
+        if record["status"] == "graded" and missing:  # (and the file that is there instead)
+            from grading.worker.main import named_otherwise
+            record["status"], record["note"] = "incomplete", "missing " + ", ".join(
+                file + named_otherwise(folder, file[:-len(".py")]) for file in missing)
         if hidden_not_run(record):  # a copy without solutions/: no grade, and it says so
             record["note"] = "; ".join(filter(None, [
                 record["note"], f"public checks only, of {record['max']:g}: the hidden checks "

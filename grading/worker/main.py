@@ -508,11 +508,11 @@ def _import_submission(package_dir, module_name):
         spec.loader.exec_module(package)
     if not os.path.exists(os.path.join(package_dir, module_name + ".py")):
         raise FileNotFoundError(f"{module_name}.py is missing from the submission"
-                                + _named_otherwise(package_dir, module_name))
+                                + named_otherwise(package_dir, module_name))
     return importlib.import_module(f"{SUBMISSION_PACKAGE}.{module_name}")
 
 
-def _named_otherwise(package_dir, module_name):
+def named_otherwise(package_dir, module_name):
     """" (X is there)" when a file of the folder is the exercise's under another case or with a
     copy's suffix (Ex5_causal_mask.py, ex5_causal_mask (1).py, ex5_causal_mask.py.txt): the
     learner sees the file that is there, not only the one that is not."""

@@ -266,6 +266,22 @@ def test_saved_rows_resume_whatever_the_names_hold(tmp_path):
 
 @pytest.mark.full
 @pytest.mark.full
+def test_a_renamed_file_is_named_in_the_gradebook(tmp_path):
+    """Issue 37: a student who saved Ex5_causal_mask.py read "missing ex5_causal_mask.py", with
+    no word of the file that is there."""
+    from long_runs import solutions_in
+    alice = solutions_in(tmp_path / "class" / "alice")
+    (alice / "ex5_causal_mask.py").rename(alice / "Ex5_causal_mask.py")
+    gradebook = tmp_path / "grades.csv"
+    done = subprocess.run([sys.executable, str(ROOT / "grader.py"), "--batch",
+                           str(tmp_path / "class"), "--csv", str(gradebook), "--lang", "en"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    row, = csv.DictReader(gradebook.read_text(encoding="utf-8-sig").splitlines())
+    assert row["note"] == "missing ex5_causal_mask.py (Ex5_causal_mask.py is there)", row
+
+
+@pytest.mark.full
 def test_an_interrupt_to_the_whole_process_group_still_writes_the_gradebook(tmp_path):
     """Issue 37: SIGINT to the process group (a CI cancel, Ctrl-C in a make target) reached the
     batch twice, and the second cut the gradebook short: only grades.saved.jsonl was left. Now
