@@ -4,7 +4,7 @@ a read-only copy is shown all the same."""
 import pytest
 
 from grading.judge.worker_handle import raised_text
-from grading.worker.main import _named_otherwise
+from grading.worker.main import named_otherwise
 
 
 @pytest.mark.parametrize("there", ["Ex5_causal_mask.py", "ex5_causal_mask (1).py",
@@ -12,7 +12,7 @@ from grading.worker.main import _named_otherwise
 def test_a_file_named_otherwise_is_named(tmp_path, there):
     (tmp_path / there).write_text("")
     (tmp_path / "ex4_scaling.py").write_text("")
-    told = _named_otherwise(str(tmp_path), "ex5_causal_mask")
+    told = named_otherwise(str(tmp_path), "ex5_causal_mask")
     assert told == f" ({there} is there)"
     text = raised_text({"type": "FileNotFoundError",
                         "message": "ex5_causal_mask.py is missing from the submission" + told})
@@ -22,7 +22,7 @@ def test_a_file_named_otherwise_is_named(tmp_path, there):
 
 def test_nothing_like_it_names_nothing(tmp_path):
     (tmp_path / "ex4_scaling.py").write_text("")
-    assert _named_otherwise(str(tmp_path), "ex5_causal_mask") == ""
+    assert named_otherwise(str(tmp_path), "ex5_causal_mask") == ""
     text = raised_text({"type": "FileNotFoundError",
                         "message": "ex5_causal_mask.py is missing from the submission"})
     assert text.en == "ex5_causal_mask.py is missing from the submission"
