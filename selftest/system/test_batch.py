@@ -310,6 +310,7 @@ def test_an_interrupt_to_the_whole_process_group_still_writes_the_gradebook(tmp_
     assert len(rows) == 24 and any(r["status"] == "interrupted" for r in rows), err[-2000:]
 
 
+@pytest.mark.full  # a batch of its own, 17 s beside --check's shared one: the instructor's loop
 def test_an_interrupted_batch_keeps_its_rows_stops_its_judges_and_resumes(tmp_path):
     """SIGTERM part-way: exit 130 at once, every judge gone, the rows graded so far in the
     gradebook and the rest marked interrupted; --resume grades only those, to the grades of one
