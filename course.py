@@ -10,8 +10,14 @@ exercises/<name>.py (the stub), solutions/<name>.py and tests/test_<name>.py. He
 - `api`: the names and signatures a submission is graded against, in the order of the file
   (checked by the self-test on both exercises/ and solutions/);
 - `hints`: a nudge first, then the lesson's step in words, never solution code
-  (`python grader.py hint N`).
-Adding an exercise: its entry here, its three files, and its mistakes in selftest/fixtures.py.
+  (`python grader.py hint N`);
+- `uses`: the earlier exercises its files import (`from .ex6_head import Head`), and
+  `graded_over`: whose copy of them it is graded with. "reference" (the default): the solutions',
+  wherever they are (a course's grading), so that a mistake in ex6 costs ex6 alone; the learner's
+  own where there are no solutions (the student copy), with a note when one of them fails.
+  "own": always the learner's, so that ex6's mistakes cost the exercises built on it too.
+Adding an exercise: `python grader.py scaffold ex7_name --api …` writes its entry here, its three
+files and README rows; then its bodies, its mistakes in selftest/fixtures.py, `--check 7`.
 
 Plain data, no import of the grader or of torch: the worker, the judge, the command line and the
 self-test all read it.
@@ -33,6 +39,8 @@ class Exercise:
     points: int
     api: tuple  # "Class.method(self, arg)" or "function(arg)", in the file's order
     hints: tuple  # of Hint
+    uses: tuple = ()  # names of earlier exercises its files import
+    graded_over: str = "reference"  # or "own": whose copy of `uses` it is graded with
 
     @property
     def number(self):
@@ -145,3 +153,14 @@ EXERCISES = (
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}
 NAMES = [exercise.name for exercise in EXERCISES]
 TOTAL = sum(exercise.points for exercise in EXERCISES)
+
+
+def needs(name):
+    """The exercises `name` imports, directly or through them, in course order."""
+    found, todo = set(), list(BY_NAME[name].uses)
+    while todo:
+        used = todo.pop()
+        if used not in found:
+            found.add(used)
+            todo.extend(BY_NAME[used].uses)
+    return [n for n in NAMES if n in found]

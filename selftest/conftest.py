@@ -232,9 +232,10 @@ def lay_out(base):
         for number, group in enumerate(one_per_exercise(fixture_dirs(kind), exercise_of_fixture)):
             materialise_together([], group.values(), folder / f"{kind}s-{number}")
             views.update({f.name: (f"{kind}s-{number}", set(group), ex) for ex, f in group.items()})
-    first = views[mistake_id(MISTAKES[0])]
-    shutil.copytree(folder / first[0], folder / "replay")  # graded twice: the same messages
-    views["replay"] = ("replay", *first[1:])
+    if MISTAKES:  # (none yet, for a new exercise under --check N)
+        first = views[mistake_id(MISTAKES[0])]
+        shutil.copytree(folder / first[0], folder / "replay")  # graded twice: the same messages
+        views["replay"] = ("replay", *first[1:])
     # Fixtures that attack or break things stay alone: no other exercise or row may suffer.
     for kind in ("broken", "attack"):
         for fixture in fixture_dirs(kind):

@@ -1050,6 +1050,16 @@ def exercise_of_fixture(folder):
     return sorted(p.stem for p in folder.glob("ex*.py"))[0]
 
 
+def family(exercise):
+    """The first exercise of the chain `exercise` is graded over the learner's own copy of (or
+    itself): exercises of one family are not graded apart."""
+    import course
+    if exercise not in course.BY_NAME:
+        return exercise
+    needs = course.needs(exercise)
+    return needs[0] if needs and course.BY_NAME[exercise].graded_over == "own" else exercise
+
+
 def materialise_mistake(mistake, target):
     """A full submission in `target`: the solutions with the mistake's one edit."""
     materialise_together([mistake], [], target)
@@ -1123,10 +1133,13 @@ def edits(mistake):
 
 
 def one_per_exercise(fixtures, exercise_of):
-    """Fixtures dealt into groups that hold at most one fixture of each exercise."""
+    """Fixtures dealt into groups that hold at most one fixture of each exercise, and of each
+    family: an exercise graded over the learner's own copies of those it uses (course.py's
+    graded_over="own") shares its slot with them, since their mistakes change its grade."""
     groups = []
     for fixture in fixtures:
-        group = next((g for g in groups if exercise_of(fixture) not in g), None)
+        slot = family(exercise_of(fixture))
+        group = next((g for g in groups if slot not in {family(e) for e in g}), None)
         if group is None:
             groups.append(group := {})
         group[exercise_of(fixture)] = fixture

@@ -14,7 +14,9 @@ import importlib
 import importlib.util
 import inspect
 import os
+import shutil
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +77,22 @@ def syntax_problem(nodeid):
     return ""
 
 
+def copy_over(folder, target, leave_out):
+    """A copy of a submission's folder in `target`, without the files named in `leave_out`,
+    caches or hidden entries; links stay links (the walls answer them as in the folder)."""
+    skip = shutil.ignore_patterns("__pycache__", ".*")
+    target.mkdir(parents=True)
+    for entry in sorted(folder.iterdir()):
+        if entry.name in leave_out or skip(str(folder), [entry.name]):
+            continue
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry), target / entry.name)
+        elif entry.is_dir():
+            shutil.copytree(entry, target / entry.name, symlinks=True, ignore=skip)
+        elif entry.is_file():
+            shutil.copy2(entry, target / entry.name)
+
+
 def seed_for(base_seed, nodeid, index):
     digest = hashlib.sha256(f"{base_seed}/{nodeid}/{index}".encode()).digest()
     return int.from_bytes(digest[:6], "big")
@@ -109,6 +127,11 @@ class GradingPlugin:
         self.diagnoses = {}
         self.current = None  # the exercise whose tests are running
         self.walls_refused = False  # a worker said a wall could not be put up (WallsRefused)
+        # exercise → the folder its workers import (see package_dir), and whose copies of the
+        # exercises it uses ("reference" or "own"); the copies live under `overlays`, made here,
+        # before a second judge is forked, and removed by close()
+        self.packages, self.graded_over = {}, {}
+        self.overlays = None
         self.started = time.monotonic()
         self.seconds = 0.0
         # The judge's tensors are tiny (the reference, replays, comparisons): more threads only add
@@ -200,9 +223,11 @@ class GradingPlugin:
         return ""
 
     def pytest_collection_finish(self, session):
-        """The solutions are imported now, before any submission code runs."""
+        """The solutions are imported now, before any submission code runs; the folders the
+        workers import are made now too, before a second judge can be forked."""
         for exercise in self.test_modules:
             self.reference_module(exercise)
+            self.package_dir(exercise)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
@@ -388,11 +413,43 @@ class GradingPlugin:
         except Exception as error:  # noqa: BLE001  (a diagnosis must never cost a grade)
             return None, f"{type(error).__name__}: {error}"
 
+    # -- the folder a worker imports ------------------------------------------------------------
+    def package_dir(self, exercise):
+        """The folder the exercise's workers import. The submission's, unless the exercise uses
+        others (course.py's `uses`) and is graded over the reference: then a copy of the
+        submission's folder with the solutions of the used exercises in their place, so that
+        `from .ex6_head import Head` in the learner's ex7 reaches the reference's Head, and a
+        mistake in ex6 costs ex6 alone. (The learner's ex7 can read that Head's code: it is the
+        lesson's own, and it is only inside the walls.)"""
+        if exercise in self.packages:
+            return self.packages[exercise]
+        used = course.needs(exercise) if exercise in course.BY_NAME else []
+        over = course.BY_NAME[exercise].graded_over if used else None
+        if over == "reference" and (self.reference_dir is None or self.submission_dir
+                                    == self.reference_dir or not all(
+                (self.reference_dir / f"{name}.py").is_file() for name in used)):
+            over = "own"  # no solutions here (the student copy), or they are what is graded
+        folder = self.submission_dir
+        if over == "reference":
+            if self.overlays is None:
+                self.overlays = Path(tempfile.mkdtemp(prefix="grader-over-"))
+            folder = self.overlays / exercise
+            copy_over(self.submission_dir, folder, {f"{name}.py" for name in used})
+            for name in used:
+                shutil.copy(self.reference_dir / f"{name}.py", folder / f"{name}.py")
+        self.packages[exercise], self.graded_over[exercise] = folder, over
+        return folder
+
+    def close(self):
+        """Remove the copies package_dir made (session.grade calls it when pytest is done)."""
+        if self.overlays is not None:
+            shutil.rmtree(self.overlays, ignore_errors=True)
+
     # -- fixtures ---------------------------------------------------------------------------------
     def _worker(self, exercise):
         if exercise not in self.workers:
             self.workers[exercise] = ExerciseWorker(
-                self.backend, self.submission_dir, exercise, self.call_timeout)
+                self.backend, self.package_dir(exercise), exercise, self.call_timeout)
         return self.workers[exercise]
 
     def _elsewhere(self, exercise):
@@ -400,7 +457,7 @@ class GradingPlugin:
         see that its output does not depend on what earlier calls left behind."""
         if exercise not in self.elsewhere:
             self.elsewhere[exercise] = ExerciseWorker(
-                self.backend, self.submission_dir, exercise, self.call_timeout)
+                self.backend, self.package_dir(exercise), exercise, self.call_timeout)
         return self.elsewhere[exercise]
 
     def reference_output(self, exercise, scenario, params, seed):

@@ -27,6 +27,7 @@ class ExerciseGrade:
     diagnosis: object = None  # diagnosis.causes.Diagnosis: the likely mistake, when the outputs show one
     diagnosis_problem: str = ""  # an exception in the diagnosis itself (never costs points)
     picture: object = None  # diagnosis.pictures.Picture: what the learner built, beside the expected
+    graded_over: str = None  # for an exercise that uses others: "reference" or "own" (whose copy)
 
     @property
     def score(self):
@@ -108,8 +109,11 @@ def grade(backend, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS
              "-o", f"timeout={TEST_TIMEOUT}", "-q", "-s", "--tb=no",
              "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     captured = io.StringIO()
-    with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
-        code = pytest.main(args, plugins=[plugin])
+    try:
+        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+            code = pytest.main(args, plugins=[plugin])
+    finally:
+        plugin.close()
     if plugin.errors:
         raise SessionError("\n".join(plugin.errors))
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
@@ -121,7 +125,8 @@ def grade(backend, submission_dir, seed, exercises=None, reference_dir=SOLUTIONS
         by_exercise.setdefault(result.exercise, []).append(result)
     return Grade(submission=Path(submission_dir), seed=seed,
                  exercises=[ExerciseGrade(name, sorted(rs, key=lambda r: r.number),
-                                          *plugin.diagnoses.get(name, (None, "", None)))
+                                          *plugin.diagnoses.get(name, (None, "", None)),
+                                          graded_over=plugin.graded_over.get(name))
                             for name, rs in by_exercise.items()],
                  seconds=time.monotonic() - started,
                  isolation=REFUSED if plugin.walls_refused else getattr(backend, "isolation", ()),

@@ -11,6 +11,7 @@ import secrets
 import tempfile
 from pathlib import Path
 
+import course
 from grading.config import SECTIONS
 from grading.i18n import Bi
 from grading.inert import inert, inert_line
@@ -101,6 +102,28 @@ def said(failure, diagnosis):
         and diagnosis.text.en in failure.message.en
 
 
+def built_on_line(ex, grade):
+    """For a failing exercise graded over the learner's own copies of the exercises it uses
+    (course.py's uses: no solutions here, or graded_over="own"): which of them it ran with, and
+    that a mistake of theirs shows here too. None otherwise."""
+    if ex.graded_over != "own":
+        return None
+    graded = {e.exercise: e for e in grade.exercises}
+    used = course.needs(ex.exercise)
+    failing = [name for name in used if name in graded and graded[name].status != "done"]
+    names = "、".join(f"{n}.py" for n in failing or used)
+    en = ", ".join(f"{n}.py" for n in failing or used)
+    if failing:
+        return Bi(f"这个练习用的是你自己的 {names}，而它还没有通过：先改好它，它的错误也会在这里出现",
+                  f"this exercise runs with your own {en}, which does not pass yet: fix it "
+                  "first, as its mistakes show here too")
+    if all(name in graded for name in used):
+        return None
+    return Bi(f"这个练习用的是你自己的 {names}：它若没有通过，先改好它，它的错误也会在这里出现",
+              f"this exercise runs with your own {en}: if that does not pass, fix it first, "
+              "as its mistakes show here too")
+
+
 def waiting_line(waiting):
     """The checks that wait for others (after=…), in one short line: how many, and what for."""
     needs = []
@@ -145,6 +168,9 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
             if ex.diagnosis is not None and not said(failure, ex.diagnosis):
                 out.append("      → " + (Bi("可能的原因：", "Likely cause: ")
                                          + ex.diagnosis.text).render(lang))
+            built_on = built_on_line(ex, grade)
+            if built_on is not None:
+                out.append("      " + built_on.render(lang))
             others = [inert_line(r.name.render(lang)) for r in ex.results
                       if r.status not in ("passed", "skipped") and r is not failure
                       and r.cause != "gate"]

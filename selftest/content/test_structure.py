@@ -84,7 +84,9 @@ def test_every_stub_body_is_a_todo(exercise):
 @pytest.mark.parametrize("exercise", API)
 def test_solutions_are_complete(exercise):
     text = (ROOT / "solutions" / f"{exercise}.py").read_text(encoding="utf-8")
-    assert "TODO" not in text and "NotImplementedError" not in text
+    left = [f"line {n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1)
+            if "TODO" in line or "NotImplementedError" in line]
+    assert not left, f"solutions/{exercise}.py is not written yet: " + "; ".join(left)
 
 
 def test_both_backends_have_the_backends_interface():
@@ -147,3 +149,20 @@ def test_the_shell_scripts_are_clean_for_shellcheck():
     scripts = sorted(str(p) for p in (ROOT / ".github" / "scripts").glob("*.sh"))
     done = subprocess.run(["shellcheck", *scripts], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+@pytest.mark.parametrize("exercise", API)
+def test_an_exercise_uses_earlier_exercises_only(exercise):
+    """course.py's `uses` names earlier exercises (no circle, nothing unknown) whose files the
+    exercise imports relatively, and graded_over is one of the two ways (course.py)."""
+    entry = course.BY_NAME[exercise]
+    earlier = course.NAMES[:course.NAMES.index(exercise)]
+    assert all(used in earlier for used in entry.uses), (
+        f"{exercise}: uses={entry.uses!r} must name exercises before it ({', '.join(earlier)})")
+    assert entry.graded_over in ("reference", "own"), f"{exercise}: graded_over={entry.graded_over!r}"
+    for folder in ("exercises", "solutions"):
+        text = (ROOT / folder / f"{exercise}.py").read_text(encoding="utf-8")
+        for used in entry.uses:
+            assert f"from .{used} import" in text, (
+                f"{folder}/{exercise}.py: import what it uses relatively, from .{used} import …: "
+                "the grader puts the reference's copy in its place (course.py, graded_over)")

@@ -299,3 +299,19 @@ def test_hints_name_the_lessons_real_headings():
     lesson = (ROOT / "docs" / "lesson.zh.txt").read_text(encoding="utf-8").splitlines()
     for exercise in course.EXERCISES:
         assert exercise.heading[0] in lesson, f"{exercise.name}: no heading {exercise.heading[0]}"
+
+
+def test_no_scaffold_placeholder_is_left():
+    """`python grader.py scaffold` marks every text the instructor still has to write (the
+    exercise's description, its hints, the README's row, the test's sizes and shape) with a TODO
+    of its own: --check N lists each one left, by file and line, until it is written."""
+    from grading.commands.scaffold import TODO
+    files = [ROOT / "course.py", ROOT / "README.md",
+             *sorted((ROOT / "tests").glob("*.py")),
+             *sorted((ROOT / "exercises").glob("ex*.py")), *sorted((ROOT / "solutions").glob("ex*.py"))]
+    left = [f"{path.relative_to(ROOT)}:{number}: {line.strip()[:80]}"
+            for path in files
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if any(mark in line for mark in TODO)]
+    assert not left, ("texts the scaffold left for the instructor to write:\n  "
+                      + "\n  ".join(left))

@@ -136,6 +136,8 @@ def test_every_check_catches_a_catalogued_mistake(graded):
 
 
 def test_same_seed_same_report(graded):
+    if not MISTAKES:
+        pytest.skip("no known mistake yet (a new exercise, under --check N)")
     assert graded["replay"]["exercises"] == graded[mistake_id(MISTAKES[0])]["exercises"]
 
 
