@@ -267,6 +267,7 @@ class ExerciseWorker:
                 "allows them, or get feedback only with GRADER_BACKEND=portable")
         if kind == "error":
             self.close()  # the worker is sound (the portable backend may lend it again)
+            value = undecodable_frame(value, self.module, self._source())
             self.sticky = WorkerFailure(
                 "import", Bi(f"无法导入 {self.module}.py：", f"{self.module}.py could not be imported: ")
                 + raised_text(value, self._source()), error=value, sticky=True)
@@ -398,6 +399,23 @@ def _slip_text(kind, message, source):
                       "which is not UTF-8): it was probably saved as \"ANSI\" or GBK. Save it "
                       "as UTF-8 (Notepad: Save As → Encoding: UTF-8)")
     return None
+
+
+def undecodable_frame(error, module, source):
+    """An import error of a file not in UTF-8, with its frame at the first byte that is not
+    (Python names the end of the string it could not decode, far from it); others as they are."""
+    if not isinstance(error, dict) or "codec can't decode" not in str(error.get("message")) \
+            or source is None:
+        return error
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        start = source.rfind(b"\n", 0, bad.start) + 1
+        end = source.find(b"\n", bad.start)
+        text = source[start:end if end >= 0 else len(source)].decode("utf-8", "replace").strip()
+        line = source.count(b"\n", 0, bad.start) + 1
+        return {**error, "frames": [[f"{module}.py", line, "<module>", text[:200]]]}
+    return error
 
 
 def raised_text(error, source=None):

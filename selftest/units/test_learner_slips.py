@@ -3,7 +3,7 @@ it is, a slip of the input method or the editor is explained in the learner's la
 a read-only copy is shown all the same."""
 import pytest
 
-from grading.judge.worker_handle import raised_text
+from grading.judge.worker_handle import raised_text, undecodable_frame
 from grading.worker.main import named_otherwise
 
 
@@ -54,6 +54,11 @@ def test_tabs_among_spaces_and_a_file_not_in_utf8_are_explained():
                         "(ex5_causal_mask.py, line 34)"}, source)
     assert "line 2 holds the byte 0x" in text.en
     assert "第 2 行" in text.zh and "另存为" in text.zh
+    error = {"type": "SyntaxError", "message": "(unicode error) 'utf-8' codec can't decode byte",
+             "frames": [["ex5_causal_mask.py", 34, "<module>", '"""']]}
+    # the line the report shows is the bad byte's too, not the end of the string Python names
+    frame = undecodable_frame(error, "ex5_causal_mask", source)["frames"][0]
+    assert frame[:2] == ["ex5_causal_mask.py", 2] and frame[3].startswith("# ")
 
 
 def test_a_hint_in_a_read_only_copy_is_shown_and_says_it_was_not_remembered(tmp_path, monkeypatch):
