@@ -458,7 +458,16 @@ def grade_command(args, argv, folder, exercises):
         code, results = run(args, folder, exercises, backend)
         backend.close()  # every worker, and all they started, is gone before results are written
         if results is not None:
-            write_results(args, results)
+            try:
+                write_results(args, results)
+            except OSError as error:  # checked writable before grading; a disk full since?
+                from grading.output.report import os_reason
+                why = os_reason(error)
+                print(Bi(f"grader.py: 结果没能写出（{getattr(error, 'filename', '') or ''}：{why.zh}）",
+                         f"grader.py: the results could not be written "
+                         f"({getattr(error, 'filename', '') or ''}: {why.en})").render(args.lang),
+                      file=sys.stderr)
+                return USAGE_ERROR
         return code
     except KeyboardInterrupt:
         if args.watch:

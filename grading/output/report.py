@@ -4,6 +4,7 @@ Every text is rendered at the end in the learner's language ("zh" or "en"); reco
 Text that comes from the learner's code (what it printed or raised, its traceback, a folder's name)
 is made inert here, wherever it is shown, whatever cleaned it before (grading/inert.py).
 """
+import errno
 import json
 import os
 import re
@@ -344,15 +345,37 @@ def record(grade):
 
 def check_writable(path):
     """Raise OSError with a one-line reason (a Bi) when a results file could not be written
-    there."""
+    there: tried by writing a file beside it (root passes os.access where it cannot write)."""
     path = Path(path)
     if path.is_dir():
         raise OSError(Bi(f"{path} 是一个文件夹，不是文件", f"{path} is a folder, not a file"))
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise OSError(Bi(f"文件夹 {parent} 不存在", f"the folder {parent} does not exist"))
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise OSError(Bi(f"{path} 不可写", f"{path} is not writable"))
+    try:
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=".grader-probe-")
+        os.close(fd)
+        os.unlink(probe)
+        if path.exists() and not os.access(path, os.W_OK):
+            raise PermissionError
+    except OSError as error:
+        why = os_reason(error)
+        raise OSError(Bi(f"{path} 写不进去（{why.zh}）", f"{path} cannot be written ({why.en})")) \
+            from None
+
+
+def os_reason(error):
+    """An OSError's reason in both languages, for the commonest ones (else the system's words)."""
+    reasons = {errno.EACCES: ("没有写的权限", "permission denied"),
+               errno.EPERM: ("没有写的权限", "permission denied"),
+               errno.EROFS: ("文件系统是只读的", "a read-only file system"),
+               errno.ENOSPC: ("磁盘满了", "the disk is full"),
+               errno.EDQUOT: ("超出了磁盘配额", "the disk quota is used up"),
+               errno.ENOENT: ("那里不能新建文件", "no file can be made there")}
+    zh, en = reasons.get(getattr(error, "errno", None),
+                         (error.strerror or str(error),) * 2 if isinstance(error, OSError)
+                         else (str(error),) * 2)
+    return Bi(zh, en)
 
 
 def write_json(path, data):

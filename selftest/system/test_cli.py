@@ -63,6 +63,19 @@ def test_unwritable_results_path_is_a_one_line_error(tmp_path):
     assert "does not exist" in one_line_error(run_grader("--json", tmp_path / "no" / "r.json"))
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="a folder where no file can be made")
+def test_a_results_path_where_no_file_can_be_made_is_refused_before_grading(tmp_path):
+    """Issue 35: a folder that passes os.access (root's /proc, a read-only mount) but takes no
+    file: a traceback after the whole batch was graded. Now refused at once, in the learner's
+    language, for every results file."""
+    for args in (("--solutions", "1", "--json", "/proc/r.json"),
+                 ("--batch", str(ROOT / "solutions"), "--csv", "/proc/g.csv"),
+                 ("--batch", str(ROOT / "solutions"), "--csv", tmp_path / "g.csv",
+                  "--report", "/proc/class.md")):
+        assert "cannot be written (no file can be made there)" in one_line_error(run_grader(*args))
+        assert "写不进去" in one_line_error(run_grader(*args, lang="zh"))
+
+
 def test_missing_submission_folder_is_a_one_line_error(tmp_path):
     assert "is not a folder" in one_line_error(run_grader("--submission", tmp_path / "none"))
 
