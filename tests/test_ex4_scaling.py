@@ -15,24 +15,11 @@ from grading.checks import (
     hidden,
     public,
     randn,
-    same,
     shown_work,
     vjp,
 )
-from grading.diagnosis import record_diff
-from grading.diagnosis.causes import (
-    Diagnosis,
-    changed_everywhere,
-    detached_diagnosis,
-    modifies_input_diagnosis,
-    shortcut_diagnosis,
-)
-from grading.diagnosis.crashes import crash_cause
 from grading.diagnosis.pictures import Picture
-from grading.diagnosis.record_diff import Recorded
-from grading.diagnosis.slips import lesson, named_slips
 from grading.i18n import Bi
-from lesson_steps import SCORE_STEPS, scaled_scores, sqrt_of_int, transposed_3d, undefined_head_size
 
 # Many scores, so that their variance is estimated within a few percent; head sizes drawn afresh
 # each run, one small and one large, and far from T (scaling by √T must not pass by chance).
@@ -195,19 +182,7 @@ def test_gradients_match_reference(compare):
         expect_gradients(got, want, {"q": ("B", "T", "head_size"), "k": ("B", "T", "head_size")})
 
 
-# -- diagnoses ------------------------------------------------------------------------------------
-# The mistake space of attention_scores: which product, and what it is scaled by (the lesson's way
-# first). Exercise 6's head reuses these steps. A scale is a function of the sizes n = {"B", "T",
-# "C", "head_size"} (C, n_embd, only inside the head).
-
-
-DIAGNOSE_SHAPE = dict(B=2, T=5, head_size=8)  # T != head_size != B, no one a square of another
-CONFIRM_SHAPE = dict(B=3, T=7, head_size=5)  # the second draw: other sizes, the same property
-
-
-RECORDED = Recorded(shown_scores, (DIAGNOSE_SHAPE, CONFIRM_SHAPE), "attention_scores",
-                    inputs=("q", "k"))
-
+# -- what the learner built, shown beside the expected ----------------------------------------
 
 PICTURE_SHAPE = dict(B=1, T=5, head_size=64)  # a large head_size: unscaled, softmax is extreme
 
@@ -240,63 +215,3 @@ def peak_note(mine, theirs):
                   f"Each row's largest weight is only {peak:.2f} on average: the weights are "
                   "nearly even, the scores scaled down too far")
     return None
-
-
-def diagnose(probe):
-    return catalogued(probe) or record_diff.diagnosis(probe, RECORDED, "ex4")
-
-
-def catalogued(probe):
-    shape = DIAGNOSE_SHAPE
-    B, H = shape["B"], shape["head_size"]
-    got, _ = probe(scores, **shape)
-    if hasattr(got, "shape") and tuple(got.shape) == (B, H, H):
-        return Diagnosis("ex4.transposed_q",
-                         f"分数的形状是 (B, head_size, head_size) = ({B}, {H}, {H})：转置的是 q 而不是 k。"
-                         "要的是 q @ kᵀ，即 q @ k.transpose(-2, -1)，得到 (B, T, T)",
-                         f"The scores have shape (B, head_size, head_size) = ({B}, {H}, {H}): q "
-                         "was transposed instead of k. The lesson's product is q @ kᵀ, "
-                         "q @ k.transpose(-2, -1), which is (B, T, T)")
-
-    def draws():  # the learner's scores and the judge's computation of them, draw after draw
-        learner = got
-        for size in (shape, CONFIRM_SHAPE):
-            if size is not shape:
-                learner, _ = probe(scores, **size)
-            inputs = probe.inputs(draw, **size)
-            q, k = inputs["q"].double(), inputs["k"].double()
-            yield learner, lambda pick, q=q, k=k, size=size: scaled_scores(q, k, pick, size)
-    found = named_slips(SCORE_STEPS, draws(), "ex4.", most=2)
-    if found:
-        return found
-    if right_where_graded(probe):
-        changed = changed_everywhere(probe, inputs_after, shapes(), ("q", "k"))
-        if changed:
-            return modifies_input_diagnosis("ex4", "attention_scores", changed,
-                                            "q = q * head_size ** -0.5")
-        grads = probe.submission(learning, checked=False, **shapes()[0])
-        missing = [name for name in ("q", "k") if grads.get(name) is None]
-        if missing:
-            return detached_diagnosis("ex4", "attention_scores", missing)
-    return shortcut_diagnosis(probe.submission(calls), "ex4.shortcut")
-
-
-def right_where_graded(probe):
-    """For the diagnoses that say "the values are right": right at every graded size and at
-    the second draw's."""
-    for shape in [*shapes(), CONFIRM_SHAPE]:
-        got, _ = probe(scores, **shape)
-        inputs = probe.inputs(draw, **shape)
-        if not same(got, scaled_scores(inputs["q"].double(), inputs["k"].double(),
-                                       lesson(SCORE_STEPS), shape)):
-            return False
-    return True
-
-
-
-def diagnose_error(error):
-    return transposed_3d(error, "ex4") or sqrt_of_int(error, "ex4") or undefined_head_size(
-        error, "ex4",
-        "attention_scores 只拿到 q 和 k，head_size 是它们最后一维的长度：head_size = q.shape[-1]",
-        "attention_scores gets only q and k, and head_size is the length of their last "
-        "dimension: head_size = q.shape[-1]") or crash_cause(error, "ex4")

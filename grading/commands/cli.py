@@ -177,6 +177,9 @@ def parser():
                                   prog="python grader.py release",
                                   help="the student copy: no solutions, no fixtures")
     release.add_argument("out", metavar="OUT", nargs="?", help="the folder to write it to (new)")
+    release.add_argument("--with-causes", action="store_true",
+                         help="ship the exercises' diagnoses too (they hold the lesson's steps, "
+                              "the answers): the likely causes in the learner's own runs")
     scaffold = commands.add_parser("scaffold", parents=[language_option()],
                                    prog="python grader.py scaffold",
                                    help="a new exercise's files (the instructor's)")
@@ -341,7 +344,7 @@ def release_command(args):
     """release OUT: the student copy (grading/commands/release.py)."""
     from grading.commands.release import release
     try:
-        out = release(args.out)
+        out = release(args.out, args.with_causes)
     except (ValueError, OSError) as error:
         print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
         return USAGE_ERROR

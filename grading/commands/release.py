@@ -1,8 +1,8 @@
 """`python grader.py release OUT`: the student copy of the repository.
 
 Everything a learner needs and nothing they must not have: no solutions/, no selftest/ (its
-fixtures are solutions with one mistake each), no instructor tooling, and no credential that reads
-the solutions. Locally and in its own CI it runs the public checks and says that they are not the
+fixtures are solutions with one mistake each), no instructor tooling, no credential that reads
+the solutions, and no code that computes an exercise's answer (the diagnoses: WITHHELD). Locally and in its own CI it runs the public checks and says that they are not the
 grade: the hidden checks, and so the grades, run only where the solutions are (the course's
 private repository, whose grade.yml fetches each student's exercises, or Gradescope). Its workflow,
 feedback.yml, uses no secret at all; in CI the grader exits 1 without the solutions, so its check
@@ -16,6 +16,10 @@ from grading.i18n import Bi
 
 SHIPPED = (*GRADER_FILES, "exercises", ".gitignore", ".github/scripts/grade.sh", ".github/scripts/outside-exercises.sh",
            "docs/learner.md")
+
+# What the copy leaves out of tests/: the diagnoses, which search the lesson's steps and so hold
+# the answers (`release --with-causes` ships them: the lesson prints those steps in full)
+WITHHELD = ("diagnoses_*.py", "lesson_steps.py")
 
 # What a learner's copy ignores, whatever the course's own .gitignore says: a virtual environment
 # (python3 -m venv .venv), caches, and what the grader writes.
@@ -165,8 +169,9 @@ terminal.
 """
 
 
-def release(out):
-    """Write the student copy to `out`, which must not exist yet."""
+def release(out, with_causes=False):
+    """Write the student copy to `out`, which must not exist yet; `with_causes`: with the
+    exercises' diagnoses (see WITHHELD)."""
     out = Path(out)
     if out.exists():
         raise ValueError(Bi(f"{out} 已经存在：请换一个新的文件夹名", f"{out} already exists: name a new folder"))
@@ -175,7 +180,8 @@ def release(out):
         source, target = ROOT / name, out / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+            left_out = ("__pycache__", *(WITHHELD if name == "tests" and not with_causes else ()))
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns(*left_out))
         elif source.exists():
             shutil.copy(source, target)
     ignore = out / ".gitignore"

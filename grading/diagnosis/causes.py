@@ -1,5 +1,5 @@
 """A diagnosis: the likely mistake behind a failing exercise, named only when the outputs show
-it. Diagnosis is what a test file's diagnose(probe) and diagnose_error(error) return; the causes
+it. Diagnosis is what an exercise's diagnoses file's diagnose(probe) and diagnose_error(error) return; the causes
 here are those several exercises share."""
 import torch
 

@@ -1,6 +1,7 @@
 """The likely cause of a crash, from the exception the learner's code raised, in the lesson's terms.
 
-What a test file's diagnose_error(error) falls back to when none of its own causes fits: `error`
+What a diagnoses file's diagnose_error(error) falls back to (and, where an exercise has no
+diagnoses file, as in the student copy, all there is) when none of its own causes fits: `error`
 is the worker's report {"type", "message", "frames": [[file, line, function, source], …]} and,
 where the test knows them, the sizes of the call that crashed ("sizes": {"B": 2, "T": 5, …}). A
 cause is named from PyTorch's and Python's own words for the failure, and the sizes in its

@@ -27,6 +27,7 @@ import torch
 import course
 from grading.config import SEALED
 from grading.diagnosis import shared
+from grading.diagnosis.crashes import crash_cause
 from grading.errors import CheckFailed, GateFailed, GradingError, WallsRefused, WorkerFailure
 from grading.i18n import Bi
 from grading.judge import source_check, split
@@ -77,6 +78,29 @@ def syntax_problem(nodeid):
     return ""
 
 
+def diagnoses_module(test_module, exercise):
+    """diagnoses_<exercise>.py beside the exercise's test file, imported under that bare name (it
+    imports the test file's scenarios and lesson_steps by theirs), or None where there is none."""
+    folder = Path(test_module.__file__).resolve().parent
+    path, name = folder / f"diagnoses_{exercise}.py", f"diagnoses_{exercise}"
+    if not path.is_file():
+        return None
+    known = sys.modules.get(name)
+    if known is not None and Path(getattr(known, "__file__", "")).resolve() == path:
+        return known
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
 def copy_over(folder, target, leave_out):
     """A copy of a submission's folder in `target`, without the files named in `leave_out`,
     caches or hidden entries; links stay links (the walls answer them as in the folder)."""
@@ -122,7 +146,10 @@ class GradingPlugin:
         self.elsewhere = {}  # exercise -> its second worker (see _elsewhere)
         self.results = []
         self.errors = []  # collection errors, problems of the tests themselves
-        self.test_modules = {}  # exercise → its test module (HINTS, diagnose, diagnose_error)
+        self.test_modules = {}  # exercise → its test module (its checks)
+        # exercise → tests/diagnoses_<exercise>.py (diagnose, diagnose_error) or None:
+        # the student copy ships none, since the lesson's steps they search are the answers
+        self.diagnoses_modules = {}
         # exercise → (Diagnosis or None, a problem of the diagnosis or "", Picture or None)
         self.diagnoses = {}
         self.current = None  # the exercise whose tests are running
@@ -159,10 +186,26 @@ class GradingPlugin:
                 exercise=exercise, number=counters[exercise], name=Bi(lines[1], lines[0]),
                 nodeid=item.nodeid,
                 points=mark.kwargs["points"], kind=mark.kwargs["kind"])
-        for exercise, module in list(self.test_modules.items()):
-            problem = self._module_problem(module)
-            if problem:
-                self.errors.append(f"tests/test_{exercise}.py: {problem}")
+        for exercise, test_module in list(self.test_modules.items()):
+            moved = [n for n in ("diagnose", "diagnose_error") if hasattr(test_module, n)]
+            if moved:
+                self.errors.append(
+                    f"tests/test_{exercise}.py defines {', '.join(moved)}: an exercise's "
+                    f"diagnoses live in tests/diagnoses_{exercise}.py, beside its test file (the "
+                    "student copy ships without them: the lesson's steps they search are the "
+                    "answers)")
+                continue
+            try:
+                module = self.diagnoses_modules[exercise] = diagnoses_module(test_module, exercise)
+            except Exception as error:  # noqa: BLE001  (a broken diagnoses file: the instructor's)
+                self.errors.append(f"tests/diagnoses_{exercise}.py could not be imported: "
+                                   f"{type(error).__name__}: {error}")
+                continue
+            for path, checked in ((f"tests/test_{exercise}.py", test_module),
+                                  (f"tests/diagnoses_{exercise}.py", module)):
+                problem = self._module_problem(checked) if checked is not None else ""
+                if problem:
+                    self.errors.append(f"{path}: {problem}")
         for exercise, total in points.items():
             if not self.errors and total != course.BY_NAME[exercise].points:
                 self.errors.append(
@@ -207,8 +250,9 @@ class GradingPlugin:
 
     @staticmethod
     def _module_problem(module):
-        """What is wrong with a test file's diagnose and diagnose_error (both optional), or ""."""
-        for name, takes in (("diagnose", "probe"), ("diagnose_error", "error")):
+        """What is wrong with a file's diagnose, diagnose_error (a diagnoses file's) or picture (a
+        test file's), each optional, or ""."""
+        for name, takes in (("diagnose", "probe"), ("diagnose_error", "error"), ("picture", "probe")):
             function = getattr(module, name, None)
             if function is None:
                 continue
@@ -295,14 +339,20 @@ class GradingPlugin:
         """The test file's diagnose_error on a crash of the learner's code (a pure function of the
         worker's report and the judge's reading of the source), or None: the first failing check's
         message then says what to fix, not only what Python said."""
-        explain = getattr(self.test_modules.get(exercise), "diagnose_error", None)
-        if explain is None or failure.kind != "raised" or failure.not_implemented \
+        explain = self._diagnose_error(exercise)
+        if failure.kind != "raised" or failure.not_implemented \
                 or not isinstance(failure.error, dict) or failure.error.get("type") == "Mismatch":
             return None
         try:
             return explain(with_body(failure.error, Source(self.submission_dir, exercise)))
         except Exception:  # noqa: BLE001  (an explanation must never cost a grade)
             return None
+
+    def _diagnose_error(self, exercise):
+        """The diagnoses file's diagnose_error, else the crash causes every exercise shares
+        (grading.diagnosis.crashes: Python's words and the crashing line, no lesson step)."""
+        explain = getattr(self.diagnoses_modules.get(exercise), "diagnose_error", None)
+        return explain or (lambda error: crash_cause(error, exercise.split("_")[0]))
 
     def _record_failure(self, result, excinfo):
         error = excinfo.value
@@ -395,9 +445,9 @@ class GradingPlugin:
         """(the cause: the test file's diagnose, else diagnose_error on its crash, else a cause
         the exercises share (grading.diagnosis.shared); "" or what went wrong in a diagnosis
         itself)."""
-        module = self.test_modules.get(exercise)
+        module = self.diagnoses_modules.get(exercise)
         diagnose = getattr(module, "diagnose", None)
-        diagnose_error = getattr(module, "diagnose_error", None)
+        diagnose_error = self._diagnose_error(exercise)
         results = [r for r in self.results if r.exercise == exercise]
         source = Source(self.submission_dir, exercise)
         try:

@@ -13,6 +13,7 @@ from grading.commands.hints import read_hints
 ROOT = Path(__file__).resolve().parents[2]
 TEST_FILES = sorted((ROOT / "tests").glob("test_ex*.py"))
 EXERCISES = [p.stem.removeprefix("test_") for p in TEST_FILES]
+DIAGNOSES_FILES = sorted((ROOT / "tests").glob("diagnoses_ex*.py"))
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -43,7 +44,7 @@ def test_every_check_is_named_in_both_languages(path):
 
 
 @pytest.mark.parametrize("name", ["fail", "Bi", "Diagnosis", "Mismatch"])
-@pytest.mark.parametrize("path", [*TEST_FILES, ROOT / "tests" / "lesson_steps.py", *sorted((ROOT / "grading").rglob("*.py"))],
+@pytest.mark.parametrize("path", [*TEST_FILES, *DIAGNOSES_FILES, ROOT / "tests" / "lesson_steps.py", *sorted((ROOT / "grading").rglob("*.py"))],
                          ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_message_has_both_languages(path, name):
     for call in calls(path, name):
@@ -184,7 +185,7 @@ def literal_or_sum(node):
     return literal_text(node)
 
 
-LEARNER_FILES = [*TEST_FILES, ROOT / "tests" / "lesson_steps.py", *sorted((ROOT / "grading").rglob("*.py")), ROOT / "grader.py"]
+LEARNER_FILES = [*TEST_FILES, *DIAGNOSES_FILES, ROOT / "tests" / "lesson_steps.py", *sorted((ROOT / "grading").rglob("*.py")), ROOT / "grader.py"]
 
 
 @pytest.mark.parametrize("path", LEARNER_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())

@@ -32,6 +32,35 @@ def test_no_solution_and_no_fixture_is_shipped(student_copy):
     assert not leaked
 
 
+def answers_in(copy, scratch):
+    """The answers selftest/answer_probe.py finds computed by code of `copy`: [{where, answer}]."""
+    done = subprocess.run([sys.executable, str(ROOT / "selftest" / "answer_probe.py"), str(copy),
+                           str(ROOT / "solutions")], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PROBE_SCRATCH": str(scratch)})
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_no_code_in_the_copy_computes_an_exercises_answer(student_copy, tmp_path):
+    """Issue 37: tests/lesson_steps.py and the test files' diagnoses computed ex2's, ex4's and
+    ex5's answers, and a student could import them. The copy leaves out tests/diagnoses_*.py and
+    lesson_steps.py; every function of its tensor rooms, called blind on one draw, returns no
+    exercise's values."""
+    assert not list((student_copy / "tests").glob("diagnoses_*.py"))
+    assert not (student_copy / "tests" / "lesson_steps.py").exists()
+    assert answers_in(student_copy, tmp_path) == []
+
+
+def test_the_probe_finds_the_answers_where_the_diagnoses_are_shipped(tmp_path):
+    """The probe can fail: `release --with-causes` ships the diagnoses, and it finds them."""
+    copy = tmp_path / "with-causes"
+    done = subprocess.run([sys.executable, str(ROOT / "grader.py"), "release", str(copy),
+                           "--with-causes"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    found = {hit["answer"] for hit in answers_in(copy, tmp_path)}
+    assert {"averaging_matrix", "attention_scores", "causal_softmax"} <= found, found
+
+
 def local_environment(**more):
     """The environment of a learner's own terminal: no CI variables (CI itself sets them)."""
     return {**{name: value for name, value in os.environ.items()

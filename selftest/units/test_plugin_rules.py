@@ -46,12 +46,16 @@ def as_the_judge_runs(monkeypatch):
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
 
-def collect(pytester, text, name=f"test_{EXERCISE}.py", *args):
-    """tests/<name> holding `text`, collected with the judge's plugin: (plugin, pytester's result).
-    Nothing may run: the plugin has no backend (a test that ran would fail on it)."""
+def collect(pytester, text, name=f"test_{EXERCISE}.py", *args, diagnoses=None):
+    """tests/<name> holding `text` (and tests/diagnoses_<exercise>.py holding `diagnoses`),
+    collected with the judge's plugin: (plugin, pytester's result). Nothing may run: the plugin
+    has no backend (a test that ran would fail on it)."""
     pytester.makeini(INI)
     tests = pytester.mkdir("tests")
     (tests / name).write_text(HEADER + textwrap.dedent(text), encoding="utf-8")
+    if diagnoses is not None:
+        (tests / f"diagnoses_{EXERCISE}.py").write_text(diagnoses, encoding="utf-8")
+        sys.modules.pop(f"diagnoses_{EXERCISE}", None)
     threads = torch.get_num_threads()  # the plugin sets the judge's one thread: not this process's
     try:
         plugin = GradingPlugin(None, pytester.path, None, seed=1, call_timeout=1)
@@ -62,9 +66,9 @@ def collect(pytester, text, name=f"test_{EXERCISE}.py", *args):
     return plugin, result
 
 
-def refused(pytester, text, name=f"test_{EXERCISE}.py"):
+def refused(pytester, text, name=f"test_{EXERCISE}.py", diagnoses=None):
     """The one message of the plugin on a malformed file, once it is sure nothing ran."""
-    plugin, result = collect(pytester, text, name)
+    plugin, result = collect(pytester, text, name, diagnoses=diagnoses)
     outcomes = result.parseoutcomes()
     ran = {key: outcomes.get(key, 0) for key in ("passed", "failed", "skipped")}
     assert ran == {"passed": 0, "failed": 0, "skipped": 0} and not plugin.results, result.stdout
@@ -214,13 +218,21 @@ def test_a_graded_test_with_other_arguments(pytester, arguments):
 def test_a_diagnose_that_the_judge_could_not_call(pytester, definition):
     name = definition.split("(")[0].split(" = ")[0].replace("def ", "")
     takes = "probe" if name == "diagnose" else "error"
-    error = refused(pytester, GOOD + "\n\n" + definition)
-    assert error == (f"tests/test_{EXERCISE}.py: its {name} must be a function of one argument, "
-                     f"def {name}({takes}): the judge calls it so when a check of the exercise "
-                     f"fails (or leave {name} out: it is optional)")
+    error = refused(pytester, GOOD, diagnoses=definition)
+    assert error == (f"tests/diagnoses_{EXERCISE}.py: its {name} must be a function of one "
+                     f"argument, def {name}({takes}): the judge calls it so when a check of the "
+                     f"exercise fails (or leave {name} out: it is optional)")
+
+
+def test_a_diagnose_in_the_test_file_is_sent_to_its_own_file(pytester):
+    """The diagnoses live beside the checks, in a file the student copy leaves out."""
+    error = refused(pytester, GOOD + "\n\ndef diagnose(probe):\n    return None\n")
+    assert error.startswith(f"tests/test_{EXERCISE}.py defines diagnose: an exercise's diagnoses "
+                            f"live in tests/diagnoses_{EXERCISE}.py"), error
 
 
 def test_a_diagnose_of_one_argument_is_welcome(pytester):
-    text = GOOD + "\n\ndef diagnose(probe):\n    return None\n\n\ndef diagnose_error(e):\n    return None\n"
-    plugin, _ = collect(pytester, text, f"test_{EXERCISE}.py", "--collect-only")
+    text = "def diagnose(probe):\n    return None\n\n\ndef diagnose_error(e):\n    return None\n"
+    plugin, _ = collect(pytester, GOOD, f"test_{EXERCISE}.py", "--collect-only", diagnoses=text)
     assert plugin.errors == [], plugin.errors
+    assert plugin.diagnoses_modules[EXERCISE].diagnose(None) is None
