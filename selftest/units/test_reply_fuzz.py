@@ -355,9 +355,10 @@ def test_a_diagnosis_copes_with_any_reply_and_names_no_cause_for_nonsense(exerci
     a mistake for NaN, inf or a tensor of no shape the lesson makes tells the learner a wrong
     cause, which is worse than none."""
     import importlib
-    module = importlib.import_module(f"test_{exercise}")
+    importlib.import_module(f"test_{exercise}")  # (its diagnoses import its scenarios)
+    module = importlib.import_module(f"diagnoses_{exercise}")
     if not hasattr(module, "diagnose"):  # optional, as in the plugin: nothing to fuzz
-        pytest.skip(f"tests/test_{exercise}.py has no diagnose(probe)")
+        pytest.skip(f"tests/diagnoses_{exercise}.py has no diagnose(probe)")
     for kind in KINDS:
         probe = Probe(exercise, HostileChannel(_JUDGE.reference_module(exercise), kind, "outputs"))
         try:
