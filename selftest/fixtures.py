@@ -976,7 +976,7 @@ def about(exercise):
 
 
 def mistake_id(mistake):
-    return f"mistake-{mistake.exercise[:3]}-{mistake.name}"
+    return f"mistake-{mistake.exercise.split('_')[0]}-{mistake.name}"
 
 
 # Attacks whose honest twin (the same answer without the attack) is shared; any other attack-X has

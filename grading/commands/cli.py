@@ -219,8 +219,8 @@ def parse(argv):
 def exercise_names(text):
     if text is None:
         return EXERCISES
-    match = re.fullmatch(r"(?:ex)?([1-9])(?:_\w+)?(?:\.py)?", Path(text).name)
-    names = [name for name in EXERCISES if match and name.startswith(f"ex{match.group(1)}_")]
+    match = re.fullmatch(r"(?:ex)?(\d+)(?:_\w+)?(?:\.py)?", Path(text).name)
+    names = [e.name for e in course.EXERCISES if match and e.number == int(match.group(1))]
     if not names:
         raise ValueError(Bi(f"没有练习 {text!r}：请选 1-{len(EXERCISES)}（{EXERCISES[0]} … "
                             f"{EXERCISES[-1]}）",

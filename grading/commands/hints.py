@@ -72,7 +72,7 @@ def show(exercise, level, remember, lang):
             unremembered = Bi(f"（没能记住这一级：{MEMORY.name} 写不进去，这份拷贝是只读的？提示照样给出）",
                               f"(this level could not be remembered: {MEMORY.name} cannot be "
                               "written, a read-only copy? The hint is shown all the same)")
-    number = exercise[2]
+    number = course.BY_NAME[exercise].number
     lines = []
     cause = last_cause(exercise) if level == 1 else None
     if cause is not None:  # the learner's own mistake first, as the last run found it

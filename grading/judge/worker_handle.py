@@ -425,14 +425,14 @@ def raised_text(error, source=None):
     slip = _slip_text(kind, message, source)
     if slip is not None:
         return Bi(f"{slip.zh}（{kind}: {message}）", f"{slip.en} ({kind}: {message})")
-    if kind == "ModuleNotFoundError" and re.search(r"'(solutions|ex\d_\w+)", message):
+    if kind == "ModuleNotFoundError" and re.search(r"'(solutions|ex\d+_\w+)", message):
         return Bi(f"{kind}: {message}——导入别的练习要用相对导入，例如 "
                   "`from .ex5_causal_mask import causal_softmax`（或 `from exercises.ex5_causal_mask "
                   "import causal_softmax`），这样在任何文件夹里都能用",
                   f"{kind}: {message} — import another exercise relatively, as in "
                   "`from .ex5_causal_mask import causal_softmax` (or `from exercises.ex5_causal_mask "
                   "import causal_softmax`), so that it works in any folder")
-    there = re.fullmatch(r"(ex\d_\w+\.py) is missing from the submission(?: \((.+) is there\))?",
+    there = re.fullmatch(r"(ex\d+_\w+\.py) is missing from the submission(?: \((.+) is there\))?",
                          message) if kind == "FileNotFoundError" else None
     if there and there.group(2):
         wanted, found = there.group(1), there.group(2)

@@ -229,8 +229,8 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
         out.append(Bi(" 全部检查通过。", " Every check passes. 全部通过。").render(lang))
     else:
         out.append((next_line(todo.exercise, folder, command, watching)
-                    + Bi(f"；卡住了就运行 python grader.py hint {todo.exercise[2]}",
-                         f"; stuck? python grader.py hint {todo.exercise[2]}")).render(lang))
+                    + Bi(f"；卡住了就运行 python grader.py hint {course.BY_NAME[todo.exercise].number}",
+                         f"; stuck? python grader.py hint {course.BY_NAME[todo.exercise].number}")).render(lang))
     if any(ex.exercise == "ex5_causal_mask" and ex.status == "done" for ex in grade.exercises):
         out.append(Bi(" 顺便看一眼：分数全为 0 时，causal_softmax 给出的正是练习 2 的平均矩阵。注意力所做的，"
                       "只是把这一组权重换得更为合理。",
@@ -248,7 +248,7 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
 
 def next_line(exercise, folder, command, watching):
     """" Next: ex3_qkv (查询、键、值 · query, key, value) — edit …/ex3_qkv.py, then run … 3"."""
-    number = exercise[2]
+    number = course.BY_NAME[exercise].number
     zh, en = SECTIONS.get(exercise, ("", ""))
     then = Bi("，保存后会自动重新打分", ", and save: it is regraded at once") if watching else \
         Bi(f"，然后运行 {command} {number}", f", then run {command} {number}")
@@ -303,7 +303,7 @@ def gradescope(grade, lang="en"):
                     + inert(r.output[:2000])
             tests.append({
                 "name": f"{ex.exercise} · {inert_line(r.name.render(lang))}",
-                "number": f"{ex.exercise[2]}.{r.number}",
+                "number": f"{course.BY_NAME[ex.exercise].number}.{r.number}",
                 "score": r.score, "max_score": r.points,
                 "status": "passed" if r.status == "passed" else "failed",
                 "output": output, "visibility": "visible",

@@ -125,7 +125,7 @@ def test_annotations_carry_learner_text_only_as_escaped_data():
         assert sorted(keys) in (["file", "line", "title"], ["file", "title"]), keys
         pairs = dict(pairs)
         assert pairs.get("line", "1").isdigit()  # a forged "3,title=x::y" line is dropped
-        assert re.match(r"ex\d_\w+ · check \d", pairs["title"]), pairs["title"]
+        assert re.match(r"ex\d+_\w+ · check \d", pairs["title"]), pairs["title"]
 
 
 def test_summary_learner_text_is_one_line_of_plain_text():
