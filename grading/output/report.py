@@ -147,54 +147,64 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
     """The report on a terminal; `watching`: under --watch, where saving a file regrades it;
     `most`: the columns a line may take (default: the terminal's width, 80 for a pipe)."""
     folder = display_path(grade.submission)
+    most = most or terminal.width()
     out = [Bi(f"给 {folder}/ 打分 · 随机种子 {grade.seed}",
               f"Grading {folder}/ · seed {grade.seed}").render(lang), ""]
     for ex in grade.exercises:
         out.append(f" {MARKS[ex.status]} {ex.exercise:<15} {ex.score:>4g}/{ex.max_score:<3g} "
                    f"{pad(STATUS[ex.status].render(lang), 11)} {section(ex.exercise, lang)}")
-        failure = ex.first_failure
-        if ex.status == "todo":
-            frame = _frames(failure)[-1] if failure.frames else None
-            where = f"{folder}/{frame[0]}:{frame[1]}" if frame else f"{folder}/{ex.exercise}.py"
-            out.append("      " + Bi(f"{where} 仍然抛出 NotImplementedError：把那里的 TODO 换成你的代码",
-                                     f"{where} still raises NotImplementedError: replace the TODO "
-                                     "there").render(lang))
-        elif failure is not None:
-            out += ["      " + line for line in _failure_lines(failure, folder, lang)]
-            if ex.picture is not None:
-                out += ["        " + inert_line(line)
-                        for line in ex.picture.lines(lang, most or terminal.width())]
-            for warning in _warnings(ex)[:3]:
-                out.append("      " + Bi("警告：", "warning: ").render(lang) + warning[:500])
-            if ex.diagnosis is not None and not said(failure, ex.diagnosis):
-                out.append("      → " + (Bi("可能的原因：", "Likely cause: ")
-                                         + ex.diagnosis.text).render(lang))
-            built_on = built_on_line(ex, grade)
-            if built_on is not None:
-                out.append("      " + built_on.render(lang))
-            others = [inert_line(r.name.render(lang)) for r in ex.results
-                      if r.status not in ("passed", "skipped") and r is not failure
-                      and r.cause != "gate"]
-            waiting = [r for r in ex.results if r.cause == "gate" and r is not failure]
-            if failure.cause == "import":  # nothing of the file ran: no list of what failed
-                unrun = len(others) + len(waiting)
-                if unrun:
-                    out.append("      " + Bi(f"其余 {unrun} 项检查也没能运行：文件要先能导入",
-                                             f"the other {unrun} check{'s' if unrun > 1 else ''} "
-                                             "could not run either: the file must import first")
-                               .render(lang))
-                continue
-            if others:
-                rest = len(others) - 3
-                out.append("      " + Bi("另外没通过：", "also failing: ").render(lang)
-                           + ("；" if lang == "zh" else "; ").join(others[:3])
-                           + (Bi(f"；另有 {rest} 项", f"; and {rest} more").render(lang)
-                              if rest > 0 else ""))
-            if waiting:
-                out.append("      " + waiting_line(waiting).render(lang))
+        out += ["      " + line for line in _exercise_lines(ex, grade, folder, lang, most)]
     out.append("")
-    if len(grade.exercises) == len(SECTIONS):
-        out.append(progress_line(grade, folder, lang))
+    out += _footer(grade, folder, command, lang, watching)
+    # nothing above may move the cursor or recolour; every line fits the terminal
+    return "\n".join(part for line in out for part in terminal.fit(inert(line), most))
+
+
+def _exercise_lines(ex, grade, folder, lang, most):
+    """What a row of the report says under its exercise: the first failure, what the learner
+    built, warnings, the likely cause, and what else fails or waits (indented by the caller)."""
+    failure = ex.first_failure
+    if ex.status == "todo":
+        frame = _frames(failure)[-1] if failure.frames else None
+        where = f"{folder}/{frame[0]}:{frame[1]}" if frame else f"{folder}/{ex.exercise}.py"
+        return [Bi(f"{where} 仍然抛出 NotImplementedError：把那里的 TODO 换成你的代码",
+                   f"{where} still raises NotImplementedError: replace the TODO there")
+                .render(lang)]
+    if failure is None:
+        return []
+    out = _failure_lines(failure, folder, lang)
+    if ex.picture is not None:
+        out += ["  " + inert_line(line) for line in ex.picture.lines(lang, most)]
+    out += [Bi("警告：", "warning: ").render(lang) + warning[:500] for warning in _warnings(ex)[:3]]
+    if ex.diagnosis is not None and not said(failure, ex.diagnosis):
+        out.append("→ " + (Bi("可能的原因：", "Likely cause: ") + ex.diagnosis.text).render(lang))
+    built_on = built_on_line(ex, grade)
+    if built_on is not None:
+        out.append(built_on.render(lang))
+    others = [inert_line(r.name.render(lang)) for r in ex.results
+              if r.status not in ("passed", "skipped") and r is not failure and r.cause != "gate"]
+    waiting = [r for r in ex.results if r.cause == "gate" and r is not failure]
+    if failure.cause == "import":  # nothing of the file ran: no list of what failed
+        unrun = len(others) + len(waiting)
+        if unrun:
+            out.append(Bi(f"其余 {unrun} 项检查也没能运行：文件要先能导入",
+                          f"the other {unrun} check{'s' if unrun > 1 else ''} could not run "
+                          "either: the file must import first").render(lang))
+        return out
+    if others:
+        rest = len(others) - 3
+        out.append(Bi("另外没通过：", "also failing: ").render(lang)
+                   + ("；" if lang == "zh" else "; ").join(others[:3])
+                   + (Bi(f"；另有 {rest} 项", f"; and {rest} more").render(lang) if rest > 0 else ""))
+    if waiting:
+        out.append(waiting_line(waiting).render(lang))
+    return out
+
+
+def _footer(grade, folder, command, lang, watching):
+    """The lines after the table: progress, the total and seed, isolation, what is not graded,
+    the next step, and the lesson's notes once an exercise they speak of is done."""
+    out = [progress_line(grade, folder, lang)] if len(grade.exercises) == len(SECTIONS) else []
     total = Bi(f" 总分 {grade.score:g}/{grade.max_score:g}", f" Total {grade.score:g}/{grade.max_score:g}")
     if grade.hidden_points:  # a copy without the solutions: the public checks alone, no grade
         total = Bi(f" 公开检查 {grade.score:g}/{grade.max_score:g}（不是成绩：隐藏检查没有运行）",
@@ -209,28 +219,7 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
                    .render(lang))
     if grade.hidden_points:
         out.append(not_graded(grade).render(lang))
-    todo = next((ex for ex in grade.exercises if ex.score < ex.max_score), None)
-    graded = ", ".join(e.exercise for e in grade.exercises)
-    names = list(SECTIONS)
-    later = names[names.index(grade.exercises[-1].exercise) + 1:] if grade.exercises else []
-    if todo is None and len(grade.exercises) < len(SECTIONS):
-        public = ("公开", "public ") if grade.hidden_points else ("", "")
-        graded_zh = "、".join(e.exercise for e in grade.exercises)
-        out.append(Bi(f" {graded_zh} 的{public[0]}检查全部通过。", f" Every {public[1]}check of {graded} "
-                      "passes.").render(lang))
-        if later:  # the next step of the lesson
-            out.append(next_line(later[0], folder, command, watching).render(lang))
-        else:
-            out.append(Bi(f" 运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
-                          f" Run {command} to grade all {len(SECTIONS)} exercises.").render(lang))
-    elif todo is None and grade.hidden_points:
-        out.append(Bi(" 公开检查全部通过。", " Every public check passes.").render(lang))
-    elif todo is None:
-        out.append(Bi(" 全部检查通过。", " Every check passes. 全部通过。").render(lang))
-    else:
-        out.append((next_line(todo.exercise, folder, command, watching)
-                    + Bi(f"；卡住了就运行 python grader.py hint {course.BY_NAME[todo.exercise].number}",
-                         f"; stuck? python grader.py hint {course.BY_NAME[todo.exercise].number}")).render(lang))
+    out += [line.render(lang) for line in _next_step(grade, folder, command, watching)]
     if any(ex.exercise == "ex5_causal_mask" and ex.status == "done" for ex in grade.exercises):
         out.append(Bi(" 顺便看一眼：分数全为 0 时，causal_softmax 给出的正是练习 2 的平均矩阵。注意力所做的，"
                       "只是把这一组权重换得更为合理。",
@@ -241,9 +230,31 @@ def text(grade, command="python grader.py", lang="en", watching=False, most=None
         out.append(Bi(" 看它工作：python grader.py demo 用你的注意力头训练一个小模型，并画出它在看哪里。",
                       " See it work: python grader.py demo trains a tiny model with your head and "
                       "shows where it looks.").render(lang))
-    most = most or terminal.width()
-    # nothing above may move the cursor or recolour; every line fits the terminal
-    return "\n".join(part for line in out for part in terminal.fit(inert(line), most))
+    return out
+
+
+def _next_step(grade, folder, command, watching):
+    """[Bi]: what to do next: the first exercise short of full marks, else the lesson's next."""
+    todo = next((ex for ex in grade.exercises if ex.score < ex.max_score), None)
+    if todo is not None:
+        number = course.BY_NAME[todo.exercise].number
+        return [next_line(todo.exercise, folder, command, watching) + Bi(
+            f"；卡住了就运行 python grader.py hint {number}", f"; stuck? python grader.py hint {number}")]
+    if len(grade.exercises) == len(SECTIONS):
+        if grade.hidden_points:
+            return [Bi(" 公开检查全部通过。", " Every public check passes.")]
+        return [Bi(" 全部检查通过。", " Every check passes. 全部通过。")]
+    public = ("公开", "public ") if grade.hidden_points else ("", "")
+    graded = Bi("、".join(e.exercise for e in grade.exercises),
+                ", ".join(e.exercise for e in grade.exercises))
+    passed = Bi(f" {graded.zh} 的{public[0]}检查全部通过。",
+                f" Every {public[1]}check of {graded.en} passes.")
+    names = list(SECTIONS)
+    later = names[names.index(grade.exercises[-1].exercise) + 1:] if grade.exercises else []
+    if later:  # the next step of the lesson
+        return [passed, next_line(later[0], folder, command, watching)]
+    return [passed, Bi(f" 运行 {command} 给全部 {len(SECTIONS)} 个练习打分。",
+                       f" Run {command} to grade all {len(SECTIONS)} exercises.")]
 
 
 def next_line(exercise, folder, command, watching):
