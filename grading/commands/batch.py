@@ -393,69 +393,10 @@ def grade_all(backend, folder, seed, exercises, timeout, jobs, saved=None, done=
     line, flushed), so that an interrupted batch loses nothing; `done`: rows of an earlier run
     (--resume), taken as they are. Ctrl-C (or SIGTERM, which the caller turns into it) stops every
     judge at once; the rows not graded then are marked "interrupted"."""
-    done = done or {}
-    entries = deque(submissions_in(folder))
-    progress, records, returned = Progress(len(entries)), {}, deque()
-    unpacked = tempfile.mkdtemp(prefix="grader-batch-")  # where the zips are extracted
-
-    def finish(name, record):
-        records[name] = record
-        progress.step(name, record)
-        if saved is not None and name not in done:
-            saved.write(json.dumps({"name": name, "record": record}, ensure_ascii=False) + "\n")
-            saved.flush()
-
-    def next_job():  # the next submission to grade; the ones that need no judge get their row
-        while returned or entries:
-            if returned:
-                return returned.popleft()
-            entry = entries.popleft()
-            if entry.name in done:
-                finish(entry.name, done[entry.name])
-                continue
-            try:
-                job = prepare(entry, unpacked)
-            except OSError as error:  # a folder that cannot be listed, say: its row, not the batch
-                job = {"record": record_of("refused", f"cannot be read ({error.strerror})")}
-            if "record" in job:
-                finish(entry.name, job["record"])
-            else:
-                return job
-        return None
-
+    batch = _Rows(folder, saved, done or {})
     judges = _Judges(backend, seed, exercises, timeout, most=judges_for(jobs))
     try:
-        for _ in range(max(1, jobs)):
-            job = next_job()
-            if job is None:
-                break
-            judges.start().give(job)
-        while judges.running:
-            judge, line = judges.next_line()
-            if line is not None:
-                item = json.loads(line)
-                finish(item["name"], item["record"])
-                judge.current = None
-                job = None if item["retire"] else next_job()  # (a retiring judge ends by itself)
-                if job is None:
-                    judge.close_jobs()  # it ends
-                else:
-                    judge.give(job)
-                continue
-            how = judge.ended()
-            if judge.current is not None:  # the row it died on; the others go to a new judge
-                finish(judge.current["name"], record_of("grading error", f"its judge {how}"))
-            job = next_job()
-            if job is not None:
-                fresh = judges.start()
-                if fresh is not None:
-                    fresh.give(job)
-                elif judges.running:
-                    returned.appendleft(job)  # for a judge still running
-                else:
-                    finish(job["name"], record_of("grading error", "too many judges died"))
-        while (job := next_job()) is not None:  # every judge gone, none may start
-            finish(job["name"], record_of("grading error", "too many judges died"))
+        batch.run(judges, jobs)
         interrupted = False
     except KeyboardInterrupt:
         interrupted = True
@@ -464,16 +405,99 @@ def grade_all(backend, folder, seed, exercises, timeout, jobs, saved=None, done=
         # once; from here on the batch only stops its judges and writes what it has.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         judges.stop()  # at once: no judge grades on after the batch has stopped
-        left = [judge.current["name"] for judge in judges.stopped if judge.current] \
-            + [job["name"] for job in returned] + [entry.name for entry in entries]
-        for name in left:
-            records.setdefault(name, record_of("interrupted", "not graded: the batch was "
-                                               "interrupted; --resume grades what is left"))
+        batch.mark_interrupted(judges)
     finally:
         judges.stop()
-        shutil.rmtree(unpacked, ignore_errors=True)
-    progress.done()
-    return dict(sorted(records.items())), interrupted
+        shutil.rmtree(batch.unpacked, ignore_errors=True)
+    batch.progress.done()
+    return dict(sorted(batch.records.items())), interrupted
+
+
+class _Rows:
+    """The rows of one batch: the submissions still to give out, those a judge gave back when it
+    died, and the records so far (each saved as it comes)."""
+
+    def __init__(self, folder, saved, done):
+        self.entries = deque(submissions_in(folder))
+        self.saved, self.done = saved, done
+        self.progress, self.records, self.returned = Progress(len(self.entries)), {}, deque()
+        self.unpacked = tempfile.mkdtemp(prefix="grader-batch-")  # where the zips are extracted
+
+    def finish(self, name, record):
+        self.records[name] = record
+        self.progress.step(name, record)
+        if self.saved is not None and name not in self.done:
+            self.saved.write(json.dumps({"name": name, "record": record}, ensure_ascii=False)
+                             + "\n")
+            self.saved.flush()
+
+    def next_job(self):
+        """The next submission to grade; the ones that need no judge get their row here."""
+        while self.returned or self.entries:
+            if self.returned:
+                return self.returned.popleft()
+            entry = self.entries.popleft()
+            if entry.name in self.done:
+                self.finish(entry.name, self.done[entry.name])
+                continue
+            try:
+                job = prepare(entry, self.unpacked)
+            except OSError as error:  # a folder that cannot be listed, say: its row, not the batch
+                job = {"record": record_of("refused", f"cannot be read ({error.strerror})")}
+            if "record" in job:
+                self.finish(entry.name, job["record"])
+            else:
+                return job
+        return None
+
+    def run(self, judges, jobs):
+        """Give out every submission, `jobs` judges at a time, until none is left."""
+        for _ in range(max(1, jobs)):
+            job = self.next_job()
+            if job is None:
+                break
+            judges.start().give(job)
+        while judges.running:
+            judge, line = judges.next_line()
+            if line is not None:
+                self._graded(judge, json.loads(line))
+            else:
+                self._ended(judges, judge)
+        while (job := self.next_job()) is not None:  # every judge gone, none may start
+            self.finish(job["name"], record_of("grading error", "too many judges died"))
+
+    def _graded(self, judge, item):
+        """A judge sent a row back: it gets the next submission, or ends."""
+        self.finish(item["name"], item["record"])
+        judge.current = None
+        job = None if item["retire"] else self.next_job()  # (a retiring judge ends by itself)
+        if job is None:
+            judge.close_jobs()  # it ends
+        else:
+            judge.give(job)
+
+    def _ended(self, judges, judge):
+        """A judge ended: the row it died on is a grading error; the next goes to a new judge."""
+        how = judge.ended()
+        if judge.current is not None:
+            self.finish(judge.current["name"], record_of("grading error", f"its judge {how}"))
+        job = self.next_job()
+        if job is None:
+            return
+        fresh = judges.start()
+        if fresh is not None:
+            fresh.give(job)
+        elif judges.running:
+            self.returned.appendleft(job)  # for a judge still running
+        else:
+            self.finish(job["name"], record_of("grading error", "too many judges died"))
+
+    def mark_interrupted(self, judges):
+        left = [judge.current["name"] for judge in judges.stopped if judge.current] \
+            + [job["name"] for job in self.returned] + [entry.name for entry in self.entries]
+        for name in left:
+            self.records.setdefault(name, record_of("interrupted", "not graded: the batch was "
+                                                    "interrupted; --resume grades what is left"))
 
 
 def _judge_main(config):
