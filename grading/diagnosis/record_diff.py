@@ -190,21 +190,55 @@ def _edits(mine, theirs, values=None):
     step of the solution's on several tensors, each found among the learner's ("append")."""
     names = [operator_name(op[0]) for op in mine]
     wanted = [operator_name(op[0]) for op in theirs]
-    for i, name in enumerate(names):  # the k-th op of a name against the solution's k-th
-        same_name = [r for r, other in enumerate(wanted) if other == name]
-        if len(same_name) == names.count(name):
-            same_name = [same_name[names[:i].count(name)]]
-        for r in same_name:
+    yield from _argument_edits(mine, theirs, names, wanted)
+    yield from _remove_edits(mine)
+    yield from _step_edits(mine, theirs, names, wanted)
+    if values is None:
+        return
+    learner, solution = values()
+    if not learner or not solution:
+        return
+    theirs_value = dict((repr(ref), t) for ref, t in solution)
+
+    def found(value, before):  # the first of the learner's tensors with this value, made before
+        for ref, tensor in learner:
+            made = ref["out"][0] if "out" in ref else -1
+            if made < before and _same_value(tensor, value):
+                return ref
+        return None
+    yield from _rewire_edits(mine, theirs, names, wanted, learner, theirs_value, found)
+    yield from _append_edits(mine, theirs, wanted, theirs_value, found)
+
+
+def _counterparts(i, names, wanted):
+    """The solution's operations of op i's name: the k-th of the name against the k-th, where
+    both have as many; else every one of that name."""
+    same_name = [r for r, other in enumerate(wanted) if other == names[i]]
+    if len(same_name) == names.count(names[i]):
+        same_name = [same_name[names[:i].count(names[i])]]
+    return same_name
+
+
+def _argument_edits(mine, theirs, names, wanted):
+    for i in range(len(mine)):
+        for r in _counterparts(i, names, wanted):
             for where in _scalar_places(mine[i]):
                 value = _at(theirs[r], where, None)
                 if _is_scalar(value) and value != _at(mine[i], where, None):
                     yield ("argument", i, where, r)
+
+
+def _remove_edits(mine):
     for i, op in enumerate(mine):
         kept = []
         for where in _tensor_places(op):
             if _at(op, where, None) not in kept:
                 kept.append(_at(op, where, None))
                 yield ("remove", i, where)
+
+
+def _step_edits(mine, theirs, names, wanted):
+    """An op of the learner's replaced by a step of the solution's, then a step inserted."""
     steps, seen = [], set()
     for r, op in enumerate(theirs):
         key = (wanted[r], repr(op[1:3]))
@@ -222,24 +256,11 @@ def _edits(mine, theirs, values=None):
         for i in sorted(range(len(mine)),  # and nearest to where the solution has it
                         key=lambda i: (names[i] != follows, abs(i + 1 - r))):
             yield ("insert", i, r)
-    if values is None:
-        return
-    learner, solution = values()
-    if not learner or not solution:
-        return
-    theirs_value = dict((repr(ref), t) for ref, t in solution)
 
-    def found(value, before):  # the first of the learner's tensors with this value, made before
-        for ref, tensor in learner:
-            made = ref["out"][0] if "out" in ref else -1
-            if made < before and _same_value(tensor, value):
-                return ref
-        return None
-    for i, name in enumerate(names):
-        same_name = [r for r, other in enumerate(wanted) if other == name]
-        if len(same_name) == names.count(name):
-            same_name = [same_name[names[:i].count(name)]]
-        for r in same_name:
+
+def _rewire_edits(mine, theirs, names, wanted, learner, theirs_value, found):
+    for i in range(len(mine)):
+        for r in _counterparts(i, names, wanted):
             for where in _tensor_places(mine[i]):
                 ours, wanted_ref = _at(mine[i], where, None), _at(theirs[r], where, None)
                 value = theirs_value.get(repr(wanted_ref))
@@ -251,6 +272,9 @@ def _edits(mine, theirs, values=None):
                 other = found(value, i)
                 if other is not None and other != ours:
                     yield ("rewire", i, where, other)
+
+
+def _append_edits(mine, theirs, wanted, theirs_value, found):
     for r, op in enumerate(theirs):
         places = _tensor_places(op)
         if len(places) < 2 or wanted[r] in PLUMBING:
