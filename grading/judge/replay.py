@@ -387,23 +387,8 @@ def replay(record, inputs, params=None, fill=None, budget=None, grad=False, trac
 
 
 def _run(record, overloads, inputs, params, results, work, deadline, grad, trace=None):
-
-    def value(ref, depth=0):
-        kind = type(ref)
-        if kind is list or kind is tuple:
-            if depth > 8:
-                raise ReplayError("malformed", "a reference nested too deeply")
-            return [r if type(r) in _PLAIN else value(r, depth + 1) for r in ref]
-        if kind is not dict:
-            if kind in _PLAIN:
-                return ref  # a str: einsum's equation, a reduction's mode
-            raise ReplayError("malformed", f"an argument of type {kind.__name__}")
-        if len(ref) == 1:
-            (kind, x), = ref.items()
-            found = _RESOLVERS.get(kind, _unresolved)(x, inputs, results, params)
-            if found is not None:
-                return found
-        raise ReplayError("malformed", "a reference the judge cannot resolve")
+    def value(ref):
+        return _value(ref, inputs, results, params)
 
     names = {}  # a record repeats its operators: each name split once
     for entry, overload in zip(record["ops"], overloads):
@@ -419,16 +404,8 @@ def _run(record, overloads, inputs, params, results, work, deadline, grad, trace
                               op)
         if time.thread_time() > deadline:
             raise ReplayError("costly", "the record takes the judge too long to verify", op)
-        try:
-            if grad:  # (else the whole replay runs under no_grad already)
-                with torch.set_grad_enabled(len(entry) == 4 and entry[3]):
-                    result = overload(*call_args, **call_kwargs)
-            else:
-                result = overload(*call_args, **call_kwargs)
-        except Exception as error:  # noqa: BLE001  (an operation that does not run as recorded)
-            first = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-            raise ReplayError("malformed", f"{op} does not run as recorded: {first}",
-                              op) from None
+        result = _call(op, overload, call_args, call_kwargs,
+                       None if not grad else len(entry) == 4 and bool(entry[3]))
         results.append(result)
         if trace is not None:
             trace.step(name, op, call_args, call_kwargs, result)
@@ -439,6 +416,40 @@ def _run(record, overloads, inputs, params, results, work, deadline, grad, trace
     if trace is not None:
         trace.ops.append(["output", trace.plain(returned)])
     return returned
+
+
+def _call(op, overload, args, kwargs, grad):
+    """One recorded operation, run; `grad`: None where the whole replay runs under no_grad,
+    else whether the record says it ran with gradients."""
+    try:
+        if grad is None:
+            return overload(*args, **kwargs)
+        with torch.set_grad_enabled(grad):
+            return overload(*args, **kwargs)
+    except Exception as error:  # noqa: BLE001  (an operation that does not run as recorded)
+        first = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise ReplayError("malformed", f"{op} does not run as recorded: {first}", op) from None
+
+
+def _value(ref, inputs, results, params, depth=0):
+    """A record's argument as the judge's own value: references to inputs, results, the
+    object's tensors and constants resolved; plain values as they are."""
+    kind = type(ref)
+    if kind is list or kind is tuple:
+        if depth > 8:
+            raise ReplayError("malformed", "a reference nested too deeply")
+        return [r if type(r) in _PLAIN else _value(r, inputs, results, params, depth + 1)
+                for r in ref]
+    if kind is not dict:
+        if kind in _PLAIN:
+            return ref  # a str: einsum's equation, a reduction's mode
+        raise ReplayError("malformed", f"an argument of type {kind.__name__}")
+    if len(ref) == 1:
+        (kind, x), = ref.items()
+        found = _RESOLVERS.get(kind, _unresolved)(x, inputs, results, params)
+        if found is not None:
+            return found
+    raise ReplayError("malformed", "a reference the judge cannot resolve")
 
 
 def _output(x, inputs, results, params):
@@ -536,39 +547,52 @@ def _bound(op, overload, args, kwargs):
         return _within(op, max([t.numel() for t in tensors] + [1]
                                + [math.prod(map(abs, size)) for size in sizes]))
     counts = sorted((t.numel() for t in tensors), reverse=True) or [1]
-    biggest = counts[0]
-    if kind == "broadcast":
-        bound = math.prod(_broadcast(t.shape for t in tensors))
-    elif kind == "repeat":
-        bound = biggest * max([1] + [math.prod(1 + abs(n) for n in size) for size in sizes])
-    elif kind == "range":
-        bound = _range_bound(op, [a for a in args if isinstance(a, (int, float))
-                                  and not isinstance(a, bool)])
-    elif kind == "sum":
-        bound = sum(counts)
-    elif kind == "attention":  # a product of queries and keys inside: as many as two inputs
-        bound = counts[0] * (counts[1] if len(counts) > 1 else 1)
-    elif kind == "product":
+    if kind == "product":
         bound = _product(op, [t.shape for t in tensors])
         work = bound * max([1] + [t.shape[-1] for t in tensors if t.dim()])  # multiply-adds
         if bound <= MAX_ELEMENTS:
             return bound + work
-    elif kind == "index":
-        # into a copy of self (or self), from indices broadcast together; or what they select
-        bound = _index_bound(op, args)
-    elif kind == "every":  # at most a multiply-add for each entry of each operand
-        bound = math.prod(counts)
-    elif kind == "triangle":  # (2, up to row · col)
-        bound = 2 * math.prod(int(n) for n in numbers[:2]) + 1
-    elif kind == "square":  # a vector becomes a matrix, of its length plus the offset
-        bound = biggest * (biggest + sum(numbers)) ** 2
-    elif kind == "nonzero":  # at most an index per entry
-        bound = biggest * max([1] + [t.dim() for t in tensors])
-    elif kind == "pairwise" and len(counts) > 1:
-        bound = counts[0] * counts[1]
-    else:  # views, slices, reductions, softmax, tril, clones, sorts: never more than an input
-        bound = biggest
+        return _within(op, bound)
+    bound = _KIND_BOUNDS.get(kind, _biggest)(op, args, tensors, sizes, numbers, counts)
     return _within(op, bound)
+
+
+def _biggest(op, args, tensors, sizes, numbers, counts):
+    """Views, slices, reductions, softmax, tril, clones, sorts: never more than an input."""
+    return counts[0]
+
+
+def _pairwise(op, args, tensors, sizes, numbers, counts):
+    return counts[0] * counts[1] if len(counts) > 1 else counts[0]
+
+
+# The bound of each other kind of operation (_bound_kind), from its operands: the tensors, the
+# sizes (lists of ints), the numbers (a size's too) and the tensors' entry counts, largest first.
+_KIND_BOUNDS = {
+    "broadcast": lambda op, args, tensors, *_: math.prod(_broadcast(t.shape for t in tensors)),
+    "repeat": lambda op, args, tensors, sizes, numbers, counts: counts[0] * max(
+        [1] + [math.prod(1 + abs(n) for n in size) for size in sizes]),
+    "range": lambda op, args, *_: _range_bound(op, [a for a in args if isinstance(a, (int, float))
+                                                    and not isinstance(a, bool)]),
+    "sum": lambda op, args, tensors, sizes, numbers, counts: sum(counts),
+    # a product of queries and keys inside: as many as two inputs
+    "attention": lambda op, args, tensors, sizes, numbers, counts: counts[0] * (
+        counts[1] if len(counts) > 1 else 1),
+    # into a copy of self (or self), from indices broadcast together; or what they select
+    "index": lambda op, args, *_: _index_bound(op, args),
+    # at most a multiply-add for each entry of each operand
+    "every": lambda op, args, tensors, sizes, numbers, counts: math.prod(counts),
+    # (2, up to row · col)
+    "triangle": lambda op, args, tensors, sizes, numbers, counts: 2 * math.prod(
+        int(n) for n in numbers[:2]) + 1,
+    # a vector becomes a matrix, of its length plus the offset
+    "square": lambda op, args, tensors, sizes, numbers, counts: counts[0] * (
+        counts[0] + sum(numbers)) ** 2,
+    # at most an index per entry
+    "nonzero": lambda op, args, tensors, sizes, numbers, counts: counts[0] * max(
+        [1] + [t.dim() for t in tensors]),
+    "pairwise": _pairwise,
+}
 
 
 def _sort(v, tensors, sizes, numbers):
