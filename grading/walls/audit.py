@@ -159,19 +159,32 @@ def _private_realpath():
 
 def put_up(package_dir):
     """Wall this process in, for good: the audit hook below. Returns what it put up, in words.
-    Everything the hook uses is taken now, into its closure: the module's names and the builtins
+    Everything the hook uses is taken now, into closures: the module's names and the builtins
     can be replaced by the submission afterwards without moving a wall (the hook itself cannot
     be reached: gc's lists of objects are refused)."""
     package_dir = os.path.realpath(package_dir)
     roots = tuple(read_roots(package_dir))
-    # The hook decides for every event of the interpreter: it must be quick and import nothing.
+    refusal = _refused
+
+    def refuse(*args, **kwargs):
+        raise refusal()
+
+    # Before the hook (which refuses ctypes and gc's views of objects, both needed here): what
+    # raises no audit event is made unreachable; `held`: kept alive by the hook alone.
+    held = _make_unreachable(refuse)
+    sys.addaudithook(_audit_hook(_path_rules(roots), held, refusal))
+    return f"audit hook (reads: {len(roots)} folders)"
+
+
+def _path_rules(roots):
+    """(readable(path), a_directory(path, flags)): what the hook asks of a path, with all they
+    use taken now."""
     realpath, normcase, fspath = _private_realpath(), os.path.normcase, os.fspath
-    refused, refused_imports = _REFUSED_EVENTS, _REFUSED_IMPORTS
     devices = frozenset(normcase(d) for d in _DEVICES)
-    devnull, write_flags, encoding = os.devnull, _WRITE_FLAGS, sys.getfilesystemencoding()
+    encoding = sys.getfilesystemencoding()
     directory_flags = getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_PATH", 0)
-    own_pid, refusal, stat = os.getpid(), _refused, os.stat
-    isinstance_, str_, bytes_, int_, tuple_, any_ = isinstance, str, bytes, int, tuple, any
+    stat = os.stat
+    isinstance_, str_, bytes_, int_, any_ = isinstance, str, bytes, int, any
     seps = (os.sep, os.altsep) if os.altsep else (os.sep,)
 
     def inside(path):
@@ -202,29 +215,16 @@ def put_up(package_dir):
         except (OSError, TypeError, ValueError):
             return False
 
-    def refuse(*args, **kwargs):
-        raise refusal()
+    return readable, a_directory
 
-    # Before the hook (which refuses ctypes and gc's views of objects, both needed here): what
-    # raises no audit event is made unreachable. `replaced`: id → (original, replacement).
-    replaced = {}
-    for module_name, names in _UNAUDITED.items():
-        module = sys.modules.get(module_name)
-        for name in names if module is not None else ():
-            _replace(module, name, refuse, replaced)
-    # (all found first: torch._C.CompilationUnit is replaced, and its methods too)
-    owners = [(_loaded(path), names) for path, names in _TORCH_FILE_IO.items()] \
-        if "torch" in sys.modules else []
-    for owner, names in owners:
-        for name in names if owner is not None else ():
-            _replace(owner, name, refuse, replaced)
-    # …and wherever a loaded module keeps them under its own name (subprocess._fork_exec,
-    # torch.jit.CompilationUnit).
-    for module in list(sys.modules.values()):
-        for name, value in list(getattr(module, "__dict__", {}).items()):
-            if id(value) in replaced and replaced[id(value)][0] is value:
-                setattr(module, name, replaced[id(value)][1])
-    held = _refuse_operator(refuse)  # kept alive by the hook alone: nothing else can reach it
+
+def _audit_hook(rules, held, refusal):
+    """The hook: it decides for every event of the interpreter, so it is quick and imports
+    nothing; all it uses is bound here."""
+    readable, a_directory = rules
+    refused, refused_imports = _REFUSED_EVENTS, _REFUSED_IMPORTS
+    devnull, write_flags, own_pid = os.devnull, _WRITE_FLAGS, os.getpid()
+    isinstance_, str_, int_, tuple_, any_ = isinstance, str, int, tuple, any
 
     def hook(event, args):
         if event in refused or held is None:  # (`held` is never None: the hook keeps it alive)
@@ -245,8 +245,31 @@ def put_up(package_dir):
             if args[0] in refused_imports or str_(args[0]).split(".")[0] in refused_imports:
                 raise refusal()
 
-    sys.addaudithook(hook)
-    return f"audit hook (reads: {len(roots)} folders)"
+    return hook
+
+
+def _make_unreachable(refuse):
+    """What raises no audit event (_UNAUDITED, torch's file I/O) replaced by `refuse`, wherever a
+    loaded module keeps it; aten's file operators given a refusing kernel. Returns that kernel's
+    registration, which the hook alone must hold."""
+    replaced = {}  # id → (original, replacement)
+    for module_name, names in _UNAUDITED.items():
+        module = sys.modules.get(module_name)
+        for name in names if module is not None else ():
+            _replace(module, name, refuse, replaced)
+    # (all found first: torch._C.CompilationUnit is replaced, and its methods too)
+    owners = [(_loaded(path), names) for path, names in _TORCH_FILE_IO.items()] \
+        if "torch" in sys.modules else []
+    for owner, names in owners:
+        for name in names if owner is not None else ():
+            _replace(owner, name, refuse, replaced)
+    # …and wherever a loaded module keeps them under its own name (subprocess._fork_exec,
+    # torch.jit.CompilationUnit).
+    for module in list(sys.modules.values()):
+        for name, value in list(getattr(module, "__dict__", {}).items()):
+            if id(value) in replaced and replaced[id(value)][0] is value:
+                setattr(module, name, replaced[id(value)][1])
+    return _refuse_operator(refuse)
 
 
 def _loaded(path):
