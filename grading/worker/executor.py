@@ -209,70 +209,75 @@ class Executor:
         Nothing here is trusted: the judge replays the record itself, and only for the how-checks
         (no loop, built by hand); what the call returned is what every other check reads."""
         recorder_mode, calls_mode = _modes()
-        known = {}  # id(tensor) -> its reference; `alive` keeps every one so ids stay unique
-        alive = list(args)
-        for i, a in enumerate(args):
-            if isinstance(a, torch.Tensor):
-                known[id(a)] = {"in": i}
-        for number, path in (self._set_tensors(handle) if handle is not None else {}).items():
-            known.setdefault(number, {"param": path})
-        held = [0]  # entries of the constants shown so far (CONST_TOTAL at most)
-        ops, truncated = [], [False]
-
-        def ref(value):  # (the hot path of every call: plain values and tensors first)
-            kind = type(value)
-            if kind in _PLAIN:
-                return value
-            if kind is list or kind is tuple:
-                return [v if type(v) in _PLAIN else ref(v) for v in value]
-            if isinstance(value, torch.Tensor):
-                found = known.get(id(value))
-                if found is None:  # a tensor no operation of the call made: a constant
-                    alive.append(value)
-                    found = known[id(value)] = _constant(value, held)
-                return found
-            if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
-                return {type(value).__name__: str(value).removeprefix("torch.")}
-            return {"opaque": type(value).__name__}
-
-        names = _OPERATOR_NAMES
-
-        def dispatch(func, args, kwargs):  # each aten operation the call reaches (_modes)
-            named = names.get(id(func))  # (by identity: an overload's hash builds its name)
-            if named is None:
-                named = names[id(func)] = (str(func),
-                                           operator_name(str(func)) in UNINITIALISED, func)
-            recording = len(ops) < MAX_RECORD
-            if recording:
-                ops.append([named[0], ref(args),
-                            {k: ref(v) for k, v in kwargs.items()} if kwargs else {},
-                            torch.is_grad_enabled()])
-            else:
-                truncated[0] = True
-            result = func(*args, **kwargs)
-            if named[1] and isinstance(result, torch.Tensor):
-                fill_uninitialised(result)  # as the judge's replay fills it
-            if recording:
-                number = len(ops) - 1
-                if isinstance(result, torch.Tensor):
-                    alive.append(result)
-                    known[id(result)] = {"out": [number, 0]}
-                elif isinstance(result, (list, tuple)):
-                    for j, value in enumerate(result):
-                        if isinstance(value, torch.Tensor):
-                            alive.append(value)
-                            known[id(value)] = {"out": [number, j]}
-            return result
-
+        shown = _Recording(args, self._set_tensors(handle) if handle is not None else {})
         ready_made = []  # the ready-made attention functions the call reached, by name
-
         with (torch.enable_grad() if grad else torch.no_grad()), \
                 (calls_mode(ready_made) if _NAMES_HIDDEN else contextlib.nullcontext()), \
-                recorder_mode(dispatch):
+                recorder_mode(shown.dispatch):
             returned = target(*args, **kwargs)
-        output = ref(returned)  # (before packing: it may add a reference)
-        return returned, {"ops": Packed(ops), "output": output, "truncated": truncated[0],
-                          "ready_made": ready_made}
+        output = shown.ref(returned)  # (before packing: it may add a reference)
+        return returned, {"ops": Packed(shown.ops), "output": output,
+                          "truncated": shown.truncated, "ready_made": ready_made}
+
+
+class _Recording:
+    """The record of one call as it runs: each aten operation it reaches (dispatch), its
+    arguments as references (ref) to the call's inputs, earlier results, the object's tensors
+    the judge set, or constants."""
+
+    def __init__(self, args, set_tensors):
+        self.known = {}  # id(tensor) -> its reference; `alive` keeps every one so ids stay unique
+        self.alive = list(args)
+        for i, a in enumerate(args):
+            if isinstance(a, torch.Tensor):
+                self.known[id(a)] = {"in": i}
+        for number, path in set_tensors.items():
+            self.known.setdefault(number, {"param": path})
+        self.held = [0]  # entries of the constants shown so far (CONST_TOTAL at most)
+        self.ops, self.truncated = [], False
+
+    def ref(self, value):  # (the hot path of every call: plain values and tensors first)
+        kind = type(value)
+        if kind in _PLAIN:
+            return value
+        if kind is list or kind is tuple:
+            return [v if type(v) in _PLAIN else self.ref(v) for v in value]
+        if isinstance(value, torch.Tensor):
+            found = self.known.get(id(value))
+            if found is None:  # a tensor no operation of the call made: a constant
+                self.alive.append(value)
+                found = self.known[id(value)] = _constant(value, self.held)
+            return found
+        if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
+            return {type(value).__name__: str(value).removeprefix("torch.")}
+        return {"opaque": type(value).__name__}
+
+    def dispatch(self, func, args, kwargs):  # each aten operation the call reaches (_modes)
+        named = _OPERATOR_NAMES.get(id(func))  # (by identity: an overload's hash builds its name)
+        if named is None:
+            named = _OPERATOR_NAMES[id(func)] = (str(func),
+                                                 operator_name(str(func)) in UNINITIALISED, func)
+        recording = len(self.ops) < MAX_RECORD
+        if recording:
+            self.ops.append([named[0], self.ref(args),
+                             {k: self.ref(v) for k, v in kwargs.items()} if kwargs else {},
+                             torch.is_grad_enabled()])
+        else:
+            self.truncated = True
+        result = func(*args, **kwargs)
+        if named[1] and isinstance(result, torch.Tensor):
+            fill_uninitialised(result)  # as the judge's replay fills it
+        if recording:
+            self._made(len(self.ops) - 1, result)
+        return result
+
+    def _made(self, number, result):
+        """The results of operation `number`, known by reference from now on."""
+        values = result if isinstance(result, (list, tuple)) else [result]
+        for j, value in enumerate(values):
+            if isinstance(value, torch.Tensor):
+                self.alive.append(value)
+                self.known[id(value)] = {"out": [number, j]}
 
 
 def _constant(value, held):
