@@ -226,8 +226,25 @@ def returned_tuple(outputs):
 
 
 def catalogued(probe):
-    shape = DIAGNOSE_SHAPE
-    # First the graded sizes, in test_shape's order: a crash here is the one the learner sees.
+    found = returned_tuple(graded_outputs(probe))
+    if found:
+        return found
+
+    def draws():  # the learner's output and the judge's computation of it, draw after draw
+        for size in (DIAGNOSE_SHAPE, CONFIRM_SHAPE):
+            output, _ = at(probe, forward, size)
+            inputs = probe.inputs(draw, **{k: size[k] for k in ("B", "T", "n_embd", "head_size")})
+            yield output, head_computation(inputs, size["block_size"])
+    first = draws()
+    got, compute = next(first)
+    right = same(got, compute(lesson(HEAD_STEPS))) and right_where_graded(probe)
+    return named_slips(HEAD_STEPS, itertools.chain([(got, compute)], first), "ex6.", most=3) \
+        or built_otherwise(probe) or right_values_otherwise(probe, right)
+
+
+def graded_outputs(probe):
+    """[(the learner's output, the lesson's)] at the graded sizes, in test_shape's order: a crash
+    here is the one the learner sees (a mask not sliced, told as such only where it is that)."""
     graded = []
     try:
         for size in SHAPES:
@@ -240,22 +257,15 @@ def catalogued(probe):
                 and not unsliced_at_other_sizes(probe):
             failure.error = {**error, "not_the_unsliced_mask": True}
         raise
-    found = returned_tuple(graded)
-    if found:
-        return found
+    return graded
 
-    def draws():  # the learner's output and the judge's computation of it, draw after draw
-        for size in (DIAGNOSE_SHAPE, CONFIRM_SHAPE):
-            output, _ = at(probe, forward, size)
-            inputs = probe.inputs(draw, **{k: size[k] for k in ("B", "T", "n_embd", "head_size")})
-            yield output, head_computation(inputs, size["block_size"])
-    first = draws()
-    got, compute = next(first)
-    right = same(got, compute(lesson(HEAD_STEPS))) and right_where_graded(probe)
-    found = named_slips(HEAD_STEPS, itertools.chain([(got, compute)], first), "ex6.", most=3)
-    if found:
-        return found
-    layer_sizes = dict(n_embd=12, head_size=8, block_size=LONG_T + 8)
+
+LAYER_SIZES = dict(n_embd=12, head_size=8, block_size=LONG_T + 8)
+
+
+def built_otherwise(probe):
+    """A cause in what __init__ builds: an extra layer, a bias, a trainable mask."""
+    shape, layer_sizes = DIAGNOSE_SHAPE, LAYER_SIZES
     names = probe.submission(parameter_names, **layer_sizes)
     extra = sorted({path.split(".")[0] for path in names} - set(WEIGHTS) - {"tril"})
     if extra and all(f"{w}.weight" in names for w in WEIGHTS):
@@ -294,6 +304,13 @@ def catalogued(probe):
                          f"{listed} {'has a bias' if len(biases) == 1 else 'have biases'} "
                          f"({', '.join(biases)}): nn.Linear's default is bias=True. The lesson's "
                          "query, key and value are all nn.Linear(n_embd, head_size, bias=False)")
+    return None
+
+
+def right_values_otherwise(probe, right):
+    """A cause where forward's values are right (or nearly): its input changed, its layers made
+    in forward or detached, a mask of a fixed size, a loop, a ready-made shortcut."""
+    shape = DIAGNOSE_SHAPE
     if changed_everywhere(probe, inputs_after, [sizes(s) for s in SHAPES], ("x",)):
         return modifies_input_diagnosis("ex6", "Head.forward", ["x"], "q = self.query(x)")
     grads = probe.submission(learning, checked=False, **sizes(shape))
