@@ -15,6 +15,7 @@ marked "grading error" with how it ended, and a new judge takes the rest of the 
 """
 import csv
 import gc
+import hashlib
 import io
 import json
 import os
@@ -79,8 +80,10 @@ def record_of(status, note="", seconds=0):
 
 
 def prepare(entry, unpacked):
-    """{"name", "path", "missing"} of a submission to grade, or {"record"}: its row, ungraded.
-    A .zip is extracted into a folder of its own in `unpacked` first."""
+    """{"name", "path", "missing", "layout", "files"} of a submission to grade, or {"record"}: its
+    row, ungraded. A .zip is extracted into a folder of its own in `unpacked` first. "layout":
+    what of the entry was graded, where that is not plain (the copy chosen, a folder deep down);
+    "files": a digest of its ex*.py, to note identical submissions."""
     name = entry.name
     if entry.is_symlink():
         return {"record": record_of("refused", "a symbolic link")}
@@ -90,47 +93,95 @@ def prepare(entry, unpacked):
         if why:
             return {"record": record_of("refused", why)}
         entry = target
-    folder, why = find_exercises(entry)
+    folder, why, layout = find_exercises(entry)
     if folder is None:
         return {"record": record_of(*why)}
     missing = [file for file in FILES if not (folder / file).is_file()]
-    return {"name": name, "path": str(folder), "missing": missing}
+    return {"name": name, "path": str(folder), "missing": missing, "layout": layout,
+            "files": files_digest(folder)}
+
+
+DEPTH = 4  # folders down that the batch looks for the exercises, at most
+LOOKED = 200  # folders of one submission it looks into, at most
 
 
 def find_exercises(entry):
-    """(the folder holding the ex*.py files, None), or (None, (status, note)). Looked for in the
-    entry, in its exercises/ (a repository clone), then the same one folder down."""
+    """(the folder holding the ex*.py files, None, a note or ""), or (None, (status, note), "").
+    Looked for in the entry and its exercises/ (a repository clone), then further down, DEPTH
+    folders at most: one place found is graded, and the note says where when it is not the
+    entry or its exercises/, or which copy was chosen where both hold files."""
     def holds(folder):
         return any((folder / file).is_file() or (folder / file).is_symlink() for file in FILES)
 
     def look(folder):
-        for place in (folder, folder / "exercises"):
-            if place.is_symlink():
-                return place  # refused below
-            if place.is_dir() and holds(place):
-                return place
-        return None
+        places = [place for place in (folder, folder / "exercises")
+                  if place.is_symlink() or (place.is_dir() and holds(place))]
+        return places  # a link: refused below
 
-    found = look(entry)
-    if found is None:
-        inner = sorted(p for p in entry.iterdir() if p.is_dir() and not p.is_symlink()
-                       and not p.name.startswith((".", "__")))  # .git, __MACOSX, __pycache__
-        found = [place for place in map(look, inner) if place is not None]
+    found, note = look(entry), ""
+    if len(found) == 2:
+        note = "two copies: graded the files at the top, not exercises/"
+    found = found[:1]
+    if not found:
+        found = _deeper(entry, look)
         if len(found) > 1:
             names = ", ".join(str(place.relative_to(entry)) for place in found[:4])
-            return None, ("refused", f"more than one submission inside: {names}")
-        found = found[0] if found else None
-    if found is None:
+            return None, ("refused", f"more than one submission inside: {names}"), ""
+        if found and found[0].parent != entry and found[0].parent.parent != entry:
+            note = f"graded {found[0].relative_to(entry).as_posix()}/ (deeper than usual)"
+    if not found:
         anything = any(not p.name.startswith(".") for p in entry.iterdir())
-        return None, ("empty", "no ex*.py file of the six" if anything else "an empty folder")
-    place = found
+        return None, ("empty", "no ex*.py file of the six" if anything else "an empty folder"), ""
+    place = found[0]
     while place != entry:  # a link on the way would read files from wherever it points
         if place.is_symlink():
-            return None, ("refused", "a symbolic link")
+            return None, ("refused", "a symbolic link"), ""
         place = place.parent
-    if is_linked(found):
-        return None, ("refused", "a symbolic link")
-    return found, None
+    if is_linked(found[0]):
+        return None, ("refused", "a symbolic link"), ""
+    return found[0], None, note
+
+
+def _deeper(entry, look):
+    """The places below `entry` (not itself) that hold the exercises, nearest first: at the
+    first depth that has any, all of that depth."""
+    level, looked = [entry], 0
+    for _ in range(DEPTH):
+        level = [inner for folder in level for inner in sorted(folder.iterdir())
+                 if inner.is_dir() and not inner.is_symlink()
+                 and not inner.name.startswith((".", "__"))]  # .git, __MACOSX, __pycache__
+        looked += len(level)
+        found = [place for folder in level for place in look(folder)[:1]]
+        if found or not level or looked > LOOKED:
+            return found
+    return []
+
+
+def files_digest(folder):
+    """A digest of the exercise files a folder holds (names and bytes), or "" for none."""
+    digest = hashlib.sha256()
+    for file in FILES:
+        path = folder / file
+        if path.is_file() and not path.is_symlink():
+            digest.update(file.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def note_identical(records, stubs=None):
+    """Add to each graded row whose exercise files are byte for byte another row's a note that
+    names the others (untouched stubs aside): identical submissions, for a person to look at."""
+    groups = {}
+    for name, record in records.items():
+        files = record.get("files")
+        if files and files != stubs and record.get("status") in ("graded", "incomplete"):
+            groups.setdefault(files, []).append(name)
+    for names in groups.values():
+        for name in names if len(names) > 1 else ():
+            others = sorted(other for other in names if other != name)
+            shown = ", ".join(visible(other) for other in others[:3]) + (
+                f" and {len(others) - 3} more" if len(others) > 3 else "")
+            records[name]["note"] = "; ".join(filter(None, [
+                records[name].get("note", ""), f"identical files to {shown}"]))
 
 
 def extract_zip(path, target):
@@ -410,6 +461,7 @@ def grade_all(backend, folder, seed, exercises, timeout, jobs, saved=None, done=
         judges.stop()
         shutil.rmtree(batch.unpacked, ignore_errors=True)
     batch.progress.done()
+    note_identical(batch.records, files_digest(ROOT / "exercises"))
     return dict(sorted(batch.records.items())), interrupted
 
 
@@ -422,8 +474,13 @@ class _Rows:
         self.saved, self.done = saved, done
         self.progress, self.records, self.returned = Progress(len(self.entries)), {}, deque()
         self.unpacked = tempfile.mkdtemp(prefix="grader-batch-")  # where the zips are extracted
+        self.found = {}  # name -> (what of it is graded, where not plain; its files' digest)
 
     def finish(self, name, record):
+        if name in self.found:
+            layout, files = self.found.pop(name)
+            record = {**record, "files": files,
+                      "note": "; ".join(filter(None, [layout, record.get("note", "")]))}
         self.records[name] = record
         self.progress.step(name, record)
         if self.saved is not None and name not in self.done:
@@ -447,6 +504,7 @@ class _Rows:
             if "record" in job:
                 self.finish(entry.name, job["record"])
             else:
+                self.found[entry.name] = (job.pop("layout"), job.pop("files"))
                 return job
         return None
 

@@ -30,8 +30,10 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -320,7 +322,11 @@ def command(args, argv):
     except (ValueError, OSError) as error:
         print(f"grader.py: {error_text(error, args.lang)}", file=sys.stderr)
         return USAGE_ERROR
-    return grade_command(args, argv, folder, exercises)
+    try:
+        return grade_command(args, argv, folder, exercises)
+    finally:
+        if getattr(args, "unpacked", None) is not None:  # a .zip given to --submission
+            shutil.rmtree(args.unpacked, ignore_errors=True)
 
 
 def check_command(args):
@@ -410,6 +416,8 @@ def grading_request(args):
             raise ValueError(Bi("这份拷贝里没有 solutions/ 文件夹：参考答案留在课程那里",
                                 "this copy has no solutions/ folder: the solutions stay with "
                                 "the course"))
+    if args.submission and not args.solutions:
+        folder = submission_folder(args, folder)
     if not folder.is_dir():
         raise ValueError(Bi(f"{folder} 不是一个文件夹", f"{folder} is not a folder"))
     if args.batch and not (args.json or args.csv):
@@ -442,6 +450,23 @@ def grading_request(args):
     if args.json:
         check_writable(args.json)
     return folder, exercises
+
+
+def submission_folder(args, given):
+    """The folder --submission grades: as a batch finds a row's files in it (the folder, its
+    exercises/, one place further down; a .zip unpacked first), so that a row of a gradebook is
+    graded again, exactly, by --submission with that row's entry and seed."""
+    from grading.commands.batch import extract_zip, find_exercises
+    if given.is_file() and given.suffix.lower() == ".zip":
+        args.unpacked = Path(tempfile.mkdtemp(prefix="grader-submission-"))
+        why = extract_zip(given, args.unpacked)
+        if why:
+            raise ValueError(Bi(f"{given}：{why}", f"{given}: {why}"))
+        given = args.unpacked
+    if not given.is_dir() or any(given.glob("ex*.py")):
+        return given
+    found, _, _ = find_exercises(given)
+    return given if found is None else found  # (the report's first line names it)
 
 
 def grade_command(args, argv, folder, exercises):

@@ -41,12 +41,35 @@ def test_each_layout_a_ta_receives_is_found(tmp_path):
     (tmp_path / "notes" / "answers.txt").write_text("see me\n")
     found = {name: batch.find_exercises(tmp_path / name) for name in
              ("plain", "clone", "nested", "two", "empty", "notes")}
-    assert found["plain"] == (tmp_path / "plain", None)
-    assert found["clone"] == (tmp_path / "clone" / "exercises", None)
-    assert found["nested"] == (tmp_path / "nested" / "my-repo" / "exercises", None)
+    assert found["plain"] == (tmp_path / "plain", None, "")
+    assert found["clone"] == (tmp_path / "clone" / "exercises", None, "")
+    assert found["nested"] == (tmp_path / "nested" / "my-repo" / "exercises", None, "")
     assert found["two"][1][0] == "refused" and "more than one" in found["two"][1][1]
     assert found["empty"][1] == ("empty", "an empty folder")
     assert found["notes"][1][0] == "empty"
+
+
+def test_a_folder_deep_down_or_a_second_copy_is_graded_and_said(tmp_path):
+    """Issue 37: a submission two levels down read "empty", and of two copies the top one was
+    graded with no word. Each is graded now, its note saying which files."""
+    solutions_in(tmp_path / "deep" / "a" / "b" / "exercises")
+    solutions_in(tmp_path / "both")
+    solutions_in(tmp_path / "both" / "exercises")
+    assert batch.find_exercises(tmp_path / "deep") == (
+        tmp_path / "deep" / "a" / "b" / "exercises", None,
+        "graded a/b/exercises/ (deeper than usual)")
+    assert batch.find_exercises(tmp_path / "both") == (
+        tmp_path / "both", None, "two copies: graded the files at the top, not exercises/")
+
+
+def test_identical_submissions_are_noted_and_untouched_stubs_are_not():
+    rows = {name: {"status": "graded", "note": note, "files": files} for name, note, files in (
+        ("ann", "", "f1"), ("ben", "missing ex6_head.py", "f1"), ("cy", "", "f2"),
+        ("di", "", "stubs"), ("ed", "", "stubs"))}
+    batch.note_identical(rows, stubs="stubs")
+    assert rows["ann"]["note"] == "identical files to ben"
+    assert rows["ben"]["note"] == "missing ex6_head.py; identical files to ann"
+    assert rows["cy"]["note"] == rows["di"]["note"] == rows["ed"]["note"] == ""
 
 
 def test_a_zip_is_extracted_inside_its_folder_or_refused(tmp_path):
@@ -265,6 +288,34 @@ def test_saved_rows_resume_whatever_the_names_hold(tmp_path):
 
 
 @pytest.mark.full
+def test_every_row_is_graded_again_exactly_by_its_entry_and_seed(tmp_path):
+    """Issue 37: the guide's command to grade one row again gave 0/25 for a repository clone
+    that the gradebook graded 25/25. --submission now finds a row's files as the batch does
+    (a clone, a folder deep down, a .zip): the same points, check by check, for every layout."""
+    class_ = tmp_path / "class"
+    wrong = solutions_in(class_ / "plain")
+    text = (wrong / f"{MISTAKE.exercise}.py").read_text(encoding="utf-8")
+    (wrong / f"{MISTAKE.exercise}.py").write_text(text.replace(MISTAKE.old, MISTAKE.new),
+                                                  encoding="utf-8")
+    shutil.copytree(wrong, class_ / "clone" / "repo" / "exercises")
+    shutil.copytree(wrong, class_ / "deep" / "a" / "b" / "exercises")
+    zip_of(class_ / "zipped.zip", {f"mine/{f.name}": f.read_text(encoding="utf-8")
+                                    for f in wrong.glob("ex*.py")})
+    book = tmp_path / "grades.csv"
+    done = run_grader("--batch", class_, "--csv", book, "--seed", "7", timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    checks = list(csv.DictReader(open(batch.beside(book, "checks"), encoding="utf-8-sig")))
+    for name in ("plain", "clone", "deep", "zipped.zip"):
+        result = tmp_path / f"{name}.json"
+        again = run_grader("--submission", class_ / name, "--seed", "7", "--json", result)
+        assert again.returncode in (0, 1), again.stdout + again.stderr
+        graded = [(t["name"].split(" · ")[0], t["score"])  # in each exercise's order of checks
+                  for t in json.loads(result.read_text(encoding="utf-8"))["tests"]]
+        row = [(c["exercise"], float(c["points"])) for c in checks if c["name"] == name]
+        assert graded == row, name
+        assert sum(points for _, points in row) < course.TOTAL  # the mistake costs points
+
+
 @pytest.mark.full
 def test_a_renamed_file_is_named_in_the_gradebook(tmp_path):
     """Issue 37: a student who saved Ex5_causal_mask.py read "missing ex5_causal_mask.py", with
