@@ -80,6 +80,7 @@ for repository in $repositories; do
     rm -f "$folder/.error"
     continue
   fi
+  missing=()
   for exercise in $exercises; do
     # A file the student has not got (404) is simply missing: --batch counts it as not started.
     status=0
@@ -93,8 +94,25 @@ for repository in $repositories; do
     if [ "$status" = 1 ]; then
       failed+=("$repository: exercises/$exercise.py ($(cat "$folder/.error"))")
     fi
+    [ "$status" = 4 ] && missing+=("$exercise")
   done
-  rm -f "$folder/.error"
+  # A missing file may be there under another name (Ex6_Head.py, "ex6_head (1).py"): fetched as
+  # it is named, so that the gradebook's note names the file that is there.
+  if [ "${#missing[@]}" != 0 ] && fetch "$folder/.listing" \
+       "repos/$repository/contents/exercises?ref=$commit" --jq '.[].name' 2> "$folder/.error"; then
+    while IFS= read -r file; do
+      lower=$(printf '%s' "$file" | tr '[:upper:]' '[:lower:]')
+      for exercise in "${missing[@]}"; do
+        if [[ "$lower" == "$exercise"* && "$file" != "$exercise.py" && "$file" =~ ^[A-Za-z0-9_.\ \(\)-]+$ ]]; then
+          if fetch "$folder/$file" -H "Accept: application/vnd.github.raw" \
+               "repos/$repository/contents/exercises/$file?ref=$commit" 2> "$folder/.error"; then
+            echo "::warning title=Renamed file::$repository: exercises/$file is there, not $exercise.py (graded as missing; the gradebook names it)"
+          fi
+        fi
+      done
+    done < "$folder/.listing"
+  fi
+  rm -f "$folder/.error" "$folder/.listing"
 done
 if [ "$count" = 0 ]; then
   echo "::error title=No repositories to grade::None matched."

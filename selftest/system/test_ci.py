@@ -129,6 +129,7 @@ fi
 case "$path" in
   */commits/HEAD) echo "c0ffee-$(basename "$repository")" ;;
   */contents/*) file=${path#*/contents/}; file=$FAKE_GITHUB/$repository/${file%%\\?*}
+                if [ -d "$file" ]; then ls "$file"; exit 0; fi  # a listing, as --jq '.[].name'
                 [ -f "$file" ] || { echo "gh: Not Found (HTTP 404)" >&2; exit 1; }
                 cat "$file" ;;
 esac
@@ -207,6 +208,19 @@ def test_fetching_the_class_takes_only_the_exercise_files(tmp_path):
     tsv = (tmp_path / "graded-commits.tsv").read_text()
     assert "attention-dave\tcourse/attention-dave\tnot fetched: the repository is empty" in tsv
     assert "gone\tcourse/gone\tnot fetched: no such repository" in tsv
+    # Issue 37: a renamed exercise file passed the fetch silently; it is fetched as it is named
+    # (the gradebook's note then names it) and annotated.
+    renamed = github / "course" / "attention-erin" / "exercises"
+    renamed.mkdir(parents=True)
+    (renamed / "Ex6_Head.py").write_text("# erin\n")
+    (renamed / "notes.py").write_text("# not an exercise\n")
+    named = subprocess.run(["bash", str(ROOT / ".github" / "scripts" / "fetch-students.sh"),
+                            str(tmp_path / "named")], env={**env, "REPOSITORIES": "course/attention-erin"},
+                           capture_output=True, text=True, timeout=60)
+    assert named.returncode == 0, named.stdout + named.stderr
+    assert sorted(p.name for p in (tmp_path / "named" / "attention-erin").iterdir()) == ["Ex6_Head.py"]
+    assert "::warning title=Renamed file::course/attention-erin: exercises/Ex6_Head.py is there, " \
+           "not ex6_head.py" in named.stdout
 
 
 def test_the_summary_says_what_the_check_says_for_changes_outside_exercises(tmp_path):
