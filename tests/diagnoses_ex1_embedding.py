@@ -19,15 +19,15 @@ from test_ex1_embedding import (
 )
 
 from grading.checks import NO_GRADIENT, SHAPES
-from grading.diagnosis.causes import (
+from grading.diagnosis import (
     Diagnosis,
     changed_everywhere,
     close,
+    crash_cause,
     detached_diagnosis,
     finite,
     modifies_input_diagnosis,
 )
-from grading.diagnosis.crashes import crash_cause
 
 TABLE_IN_INIT = ("表要在 __init__ 里建一次、存在 self 上：self.token_embedding_table = "
                  "nn.Embedding(vocab_size, n_embd)；forward 里只查表",

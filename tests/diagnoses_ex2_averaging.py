@@ -16,17 +16,20 @@ from test_ex2_averaging import (
 )
 
 from grading.checks import loops
-from grading.diagnosis import record_diff
-from grading.diagnosis.causes import (
+from grading.diagnosis import (
     Diagnosis,
+    Recorded,
+    Way,
     changed_everywhere,
     close,
+    crash_cause,
     detached_diagnosis,
+    lesson,
     modifies_input_diagnosis,
+    named_slips,
+    record_diff,
+    slip_diagnosis,
 )
-from grading.diagnosis.crashes import crash_cause
-from grading.diagnosis.record_diff import Recorded
-from grading.diagnosis.slips import Way, lesson, named_slips, slip_diagnosis
 
 # The mistake space of averaging_matrix: which 0/1 matrix, and how its rows are made to average
 # (the lesson's way first). A way of "normalise" maps the (T, T) 0/1 matrix to the weights.

@@ -15,17 +15,17 @@ from test_ex3_qkv import (
 )
 
 from grading.checks import SHAPES, ZERO
-from grading.diagnosis import record_diff
-from grading.diagnosis.causes import (
+from grading.diagnosis import (
     Diagnosis,
+    Recorded,
     changed_everywhere,
     close,
+    crash_cause,
     detached_diagnosis,
     finite,
     modifies_input_diagnosis,
+    record_diff,
 )
-from grading.diagnosis.crashes import crash_cause
-from grading.diagnosis.record_diff import Recorded
 from lesson_steps import layer_shape_diagnosis
 
 RECORDED = Recorded(shown_project, (sizes(SHAPES[0]), sizes(SHAPES[2])), "QKV.forward", inputs=("x",))

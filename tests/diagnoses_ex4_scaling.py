@@ -4,17 +4,18 @@ holds its checks. Not in the student copy: the lesson's steps they search are th
 from test_ex4_scaling import calls, draw, inputs_after, learning, scores, shapes, shown_scores
 
 from grading.checks import same
-from grading.diagnosis import record_diff
-from grading.diagnosis.causes import (
+from grading.diagnosis import (
     Diagnosis,
+    Recorded,
     changed_everywhere,
+    crash_cause,
     detached_diagnosis,
+    lesson,
     modifies_input_diagnosis,
+    named_slips,
+    record_diff,
     shortcut_diagnosis,
 )
-from grading.diagnosis.crashes import crash_cause
-from grading.diagnosis.record_diff import Recorded
-from grading.diagnosis.slips import lesson, named_slips
 from lesson_steps import SCORE_STEPS, scaled_scores, sqrt_of_int, transposed_3d, undefined_head_size
 
 # The mistake space of attention_scores: which product, and what it is scaled by (the lesson's way

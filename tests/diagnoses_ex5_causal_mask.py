@@ -7,16 +7,17 @@ import torch
 from test_ex5_causal_mask import calls, draw, gradients, inputs_after, shapes, shown_weights, weights
 
 from grading.checks import LONG_T, SHAPES, same
-from grading.diagnosis import record_diff
-from grading.diagnosis.causes import (
+from grading.diagnosis import (
     Diagnosis,
+    Recorded,
     changed_everywhere,
+    crash_cause,
+    lesson,
     modifies_input_diagnosis,
+    named_slips,
+    record_diff,
     shortcut_diagnosis,
 )
-from grading.diagnosis.crashes import crash_cause
-from grading.diagnosis.record_diff import Recorded
-from grading.diagnosis.slips import lesson, named_slips
 from grading.errors import WorkerFailure
 from lesson_steps import MASK_STEPS, fixed_size_mask, inf_into_integers, mask_sized_by_batch, masked_weights
 

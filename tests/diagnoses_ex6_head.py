@@ -20,17 +20,19 @@ from test_ex6_head import (
 )
 
 from grading.checks import LONG_T, SHAPES, ZERO, loops, same, sequence_name
-from grading.diagnosis import record_diff
-from grading.diagnosis.causes import (
+from grading.diagnosis import (
     Diagnosis,
+    Recorded,
+    Way,
     changed_everywhere,
+    crash_cause,
     finite,
+    lesson,
     modifies_input_diagnosis,
+    named_slips,
+    record_diff,
     shortcut_diagnosis,
 )
-from grading.diagnosis.crashes import crash_cause
-from grading.diagnosis.record_diff import Recorded
-from grading.diagnosis.slips import Way, lesson, named_slips
 from grading.errors import WorkerFailure
 from lesson_steps import (
     MASK_STEPS,

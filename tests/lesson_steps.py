@@ -11,8 +11,7 @@ import re
 import torch
 
 from grading.checks import LONG_T
-from grading.diagnosis.causes import Diagnosis
-from grading.diagnosis.slips import Way
+from grading.diagnosis import Diagnosis, Way
 
 # -- from ex3_qkv ------------------------------------------------------------
 

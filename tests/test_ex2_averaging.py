@@ -24,7 +24,7 @@ from grading.checks import (
     upper_triangle,
     vjp,
 )
-from grading.diagnosis.pictures import Picture
+from grading.diagnosis import Picture
 from grading.i18n import Bi
 
 LENGTHS = (1, 5, 8, 12)  # 12: longer than the lesson's example's T = 8

@@ -18,7 +18,7 @@ from grading.checks import (
     shown_work,
     vjp,
 )
-from grading.diagnosis.pictures import Picture
+from grading.diagnosis import Picture
 from grading.i18n import Bi
 
 # Many scores, so that their variance is estimated within a few percent; head sizes drawn afresh

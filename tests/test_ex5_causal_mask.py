@@ -25,7 +25,7 @@ from grading.checks import (
     shown_work,
     upper_triangle,
 )
-from grading.diagnosis.pictures import Picture
+from grading.diagnosis import Picture
 from grading.i18n import Bi
 
 SHAPE_NAMES = ("B", "T", "T")

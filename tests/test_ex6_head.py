@@ -32,7 +32,7 @@ from grading.checks import (
     upper_triangle,
     vjp,
 )
-from grading.diagnosis.pictures import Picture, weights_of
+from grading.diagnosis import Picture, weights_of
 from grading.errors import CheckFailed, WorkerFailure
 from grading.i18n import Bi
 

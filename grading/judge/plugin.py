@@ -35,6 +35,22 @@ from grading.judge.remote import LocalChannel, Module, WorkerChannel
 from grading.judge.worker_handle import ExerciseWorker
 
 REFERENCE_PACKAGE = "reference_solutions"
+
+# The contract of an exercise's two files in tests/, declared once (as pluggy declares its hook
+# specifications) and checked when the tests are collected (_mark_problem, _module_problem):
+# file -> {name: (its one argument, optional?, what the judge does with it)}. A graded test is
+# any test_* function marked @public(points) or @hidden(points), with a two-line docstring.
+CONTRACT = {
+    "test_{exercise}.py": {
+        "test_* @public": ("submission", True, "a public check: scenarios on the learner's code"),
+        "test_* @hidden": ("compare", True, "a hidden check: the learner's beside the solution's"),
+        "picture": ("probe", True, "what the learner built, shown beside the expected"),
+    },
+    "diagnoses_{exercise}.py": {
+        "diagnose": ("probe", True, "the likely cause, from the failing exercise's outputs"),
+        "diagnose_error": ("error", True, "the likely cause of a crash, from its report"),
+    },
+}
 BUSY_RETRIES = 1  # a scenario graded again when the machine was too busy for one of its calls
 
 
@@ -187,7 +203,7 @@ class GradingPlugin:
                 nodeid=item.nodeid,
                 points=mark.kwargs["points"], kind=mark.kwargs["kind"])
         for exercise, test_module in list(self.test_modules.items()):
-            moved = [n for n in ("diagnose", "diagnose_error") if hasattr(test_module, n)]
+            moved = [n for n in CONTRACT["diagnoses_{exercise}.py"] if hasattr(test_module, n)]
             if moved:
                 self.errors.append(
                     f"tests/test_{exercise}.py defines {', '.join(moved)}: an exercise's "
@@ -201,11 +217,10 @@ class GradingPlugin:
                 self.errors.append(f"tests/diagnoses_{exercise}.py could not be imported: "
                                    f"{type(error).__name__}: {error}")
                 continue
-            for path, checked in ((f"tests/test_{exercise}.py", test_module),
-                                  (f"tests/diagnoses_{exercise}.py", module)):
-                problem = self._module_problem(checked) if checked is not None else ""
+            for (path, contract), checked in zip(CONTRACT.items(), (test_module, module)):
+                problem = self._module_problem(checked, contract) if checked is not None else ""
                 if problem:
-                    self.errors.append(f"{path}: {problem}")
+                    self.errors.append(f"tests/{path.format(exercise=exercise)}: {problem}")
         for exercise, total in points.items():
             if not self.errors and total != course.BY_NAME[exercise].points:
                 self.errors.append(
@@ -249,11 +264,10 @@ class GradingPlugin:
         return ""
 
     @staticmethod
-    def _module_problem(module):
-        """What is wrong with a file's diagnose, diagnose_error (a diagnoses file's) or picture (a
-        test file's), each optional, or ""."""
-        for name, takes in (("diagnose", "probe"), ("diagnose_error", "error"), ("picture", "probe")):
-            function = getattr(module, name, None)
+    def _module_problem(module, contract):
+        """What is wrong with a file's functions of CONTRACT (all optional), or ""."""
+        for name, (takes, _, _) in contract.items():
+            function = getattr(module, name, None) if name.isidentifier() else None
             if function is None:
                 continue
             try:
