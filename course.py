@@ -16,7 +16,7 @@ exercises/<name>.py (the stub), solutions/<name>.py and tests/test_<name>.py. He
   wherever they are (a course's grading), so that a mistake in ex6 costs ex6 alone; the learner's
   own where there are no solutions (the student copy), with a note when one of them fails.
   "own": always the learner's, so that ex6's mistakes cost the exercises built on it too.
-Adding an exercise: `python grader.py scaffold ex7_name --api …` writes its entry here, its three
+Adding an exercise: `python selftest/scaffold.py ex7_name --api …` writes its entry here, its three
 files and README rows; then its bodies, its mistakes in selftest/fixtures.py, `--check 7`.
 
 Plain data, no import of the grader or of torch: the worker, the judge, the command line and the

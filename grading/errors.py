@@ -13,8 +13,6 @@ Who raises what, and who catches it:
   crash causes (diagnose_error) read it beside the learner's own errors; its error's type says
   "Mismatch".
 - StepMissing (worker.training, the demo's): the demo needs an exercise not written yet.
-- ScaffoldError (commands.scaffold): a new exercise it cannot write (a name taken, a signature it
-  cannot read); the command line prints it.
 - LinuxOnlyCall (walls.audit): a call that exists only on Linux, made in the portable backend
   with the tripwire up (GRADER_BACKEND=portable on Linux).
 - ProtocolError, PeerClosed, Timeout (wire.protocol): a message that is not one, a closed peer,
@@ -103,10 +101,6 @@ class LinuxOnlyCall(RuntimeError):
 class StepMissing(Exception):
     """In the demo's worker: an exercise the demo uses raised NotImplementedError, a step not
     written yet (its message names the exercise; demo.report reads the type's name)."""
-
-
-class ScaffoldError(ValueError):
-    """A request the scaffold cannot write: a name taken, a signature it cannot read."""
 
 
 class ProtocolError(Exception):

@@ -100,7 +100,7 @@ def wanted_language(argv):
     return default_language()
 
 
-COMMANDS = ("grade", "demo", "hint", "release", "gradescope", "scaffold")  # grade: when no other is named
+COMMANDS = ("grade", "demo", "hint", "release", "gradescope")  # grade: when no other is named
 
 
 def grading_options():
@@ -182,17 +182,6 @@ def parser():
     release.add_argument("--with-causes", action="store_true",
                          help="ship the exercises' diagnoses too (they hold the lesson's steps, "
                               "the answers): the likely causes in the learner's own runs")
-    scaffold = commands.add_parser("scaffold", parents=[language_option()],
-                                   prog="python grader.py scaffold",
-                                   help="a new exercise's files (the instructor's)")
-    scaffold.add_argument("name", help="the new exercise's name: ex<number>_<words>")
-    scaffold.add_argument("--api", action="append", required=True, metavar="SIGNATURE",
-                          help="one per function, as course.py writes them: "
-                               "'Class.__init__(self, n_embd)', 'Class.forward(self, x)'")
-    scaffold.add_argument("--uses", action="append", default=[], metavar="EXERCISE",
-                          help="an earlier exercise its files import (course.py's uses)")
-    scaffold.add_argument("--points", type=int, default=10, help="its points (default 10)")
-    scaffold.add_argument("--title", nargs=2, metavar=("ZH", "EN"), help="its title")
     # its options are its own: grading/commands/gradescope.py parses them (see parse)
     commands.add_parser("gradescope", add_help=False, prog="python grader.py gradescope",
                         help="the Gradescope autograder (holds the solutions)")
@@ -313,8 +302,6 @@ def command(args, argv):
         return release_command(args)
     if args.command == "hint":
         return hint_command(args)
-    if args.command == "scaffold":
-        return scaffold_command(args)
     if args.check:  # grade or demo from here on
         return check_command(args)
     try:
@@ -358,22 +345,6 @@ def release_command(args):
           "(e.g. as a GitHub Classroom template); its CI gives feedback on the public checks "
           "only. Grade in this, the course's private repository (.github/workflows/grade.yml) "
           "or on Gradescope: docs/instructor.md, 'The course, end to end'.")
-    return 0
-
-
-def scaffold_command(args):
-    """scaffold NAME --api …: a new exercise's files (grading/commands/scaffold.py)."""
-    from grading.commands.scaffold import scaffold
-    try:
-        written = scaffold(args.name, args.api, tuple(args.uses), args.points, args.title)
-    except (ValueError, OSError) as error:
-        print(f"grader.py: {error}", file=sys.stderr)
-        return USAGE_ERROR
-    number = args.name[2:].split("_")[0]
-    print("Wrote " + ", ".join(str(p.relative_to(ROOT)) for p in written) + ".\nNext: the "
-          f"solution's bodies and every TODO (instructor) of the texts; the exercise's known "
-          f"mistakes in selftest/fixtures.py; python selftest/checked.py; then "
-          f"python grader.py --check {number}.")
     return 0
 
 

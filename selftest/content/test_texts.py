@@ -303,10 +303,10 @@ def test_hints_name_the_lessons_real_headings():
 
 
 def test_no_scaffold_placeholder_is_left():
-    """`python grader.py scaffold` marks every text the instructor still has to write (the
+    """`python selftest/scaffold.py` marks every text the instructor still has to write (the
     exercise's description, its hints, the README's row, the test's sizes and shape) with a TODO
     of its own: --check N lists each one left, by file and line, until it is written."""
-    from grading.commands.scaffold import TODO
+    from scaffold import TODO
     files = [ROOT / "course.py", ROOT / "README.md",
              *sorted((ROOT / "tests").glob("*.py")),
              *sorted((ROOT / "exercises").glob("ex*.py")), *sorted((ROOT / "solutions").glob("ex*.py"))]

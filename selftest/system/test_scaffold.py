@@ -1,6 +1,6 @@
 """Issue 34: an exercise that builds on another, added with the scaffold (docs/instructor.md).
 
-In a copy of the repository, `python grader.py scaffold` adds ex7 (multi-head attention over
+In a copy of the repository, `python selftest/scaffold.py` adds ex7 (multi-head attention over
 ex6's Head, course.py's `uses`); the instructor's part is one body each. Then a submission whose
 ex6 is wrong and whose ex7 is right: graded over the reference ex6 (the default), ex7 keeps its
 points; with graded_over="own", ex7 loses them and the report says why; in the student copy (no
@@ -13,11 +13,10 @@ import subprocess
 import sys
 
 import pytest
+from scaffold import ScaffoldError, scaffold
 
 import course
 from conftest import ROOT, copy_repository
-from grading.commands.scaffold import scaffold
-from grading.errors import ScaffoldError
 
 API = ("MultiHeadAttention.__init__(self, num_heads, n_embd, head_size, block_size)",
        "MultiHeadAttention.forward(self, x)")
@@ -48,10 +47,13 @@ def course_with_ex7(tmp_path_factory):
     """A copy of the repository with ex7 scaffolded over ex6, its solution's two bodies written."""
     copy = copy_repository(tmp_path_factory.mktemp("scaffold") / "repo")
     shutil.copy(ROOT / "README.md", copy / "README.md")
-    (copy / "selftest").mkdir()  # the private repository's: the scaffold writes the paragraphs
-    shutil.copy(ROOT / "selftest" / "checked.py", copy / "selftest" / "checked.py")
-    done = grader(copy, "scaffold", "ex7_multihead", *(f"--api={a}" for a in API),
-                  "--uses", "ex6_head", "--title", "多头注意力", "multi-head attention")
+    (copy / "selftest").mkdir()  # the private repository's: the scaffold, the paragraphs' writer
+    for tool in ("scaffold.py", "checked.py"):
+        shutil.copy(ROOT / "selftest" / tool, copy / "selftest" / tool)
+    done = subprocess.run([sys.executable, str(copy / "selftest" / "scaffold.py"), "ex7_multihead",
+                           *(f"--api={a}" for a in API), "--uses", "ex6_head",
+                           "--title", "多头注意力", "multi-head attention"],
+                          cwd=copy, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "--check 7" in done.stdout, done.stdout + done.stderr
     solution = copy / "solutions" / "ex7_multihead.py"
     text = re.sub(r"(super\(\).__init__\(\)\n)\s*# TODO.*\n.*\n", rf"\g<1>        {INIT}\n",
@@ -137,6 +139,7 @@ def test_without_the_solutions_ex7_runs_over_the_learners_ex6(course_with_ex7, w
 
 def test_the_scaffold_refuses_what_it_cannot_write(tmp_path):
     """Each refusal names what to change, and nothing is written."""
+    shutil.copy(ROOT / "course.py", tmp_path / "course.py")
     next_name = f"ex{len(course.EXERCISES) + 1}_next"
     for name, api, uses, says in (
             ("ex6_head", API, (), "already has"),
@@ -147,4 +150,5 @@ def test_the_scaffold_refuses_what_it_cannot_write(tmp_path):
             (next_name, API, ("ex9_none",), "no such exercise")):
         with pytest.raises(ScaffoldError, match=re.escape(says)):
             scaffold(name, api, uses, root=tmp_path)
-    assert not list(tmp_path.iterdir())
+    assert [p.name for p in tmp_path.iterdir()] == ["course.py"]
+    assert (tmp_path / "course.py").read_bytes() == (ROOT / "course.py").read_bytes()

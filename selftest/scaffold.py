@@ -1,4 +1,8 @@
-"""`python grader.py scaffold NAME --api SIGNATURE …`: a new exercise's files, for the instructor.
+"""A new exercise's files, for the instructor (the student copy leaves selftest/ out):
+
+    python selftest/scaffold.py ex7_multihead \
+        --api "MultiHeadAttention.__init__(self, num_heads, n_embd, head_size, block_size)" \
+        --api "MultiHeadAttention.forward(self, x)" --uses ex6_head [--points 10] [--title 中 en]
 
 It writes, from the signatures alone:
 - exercises/NAME.py, the stub: each body a `# TODO:` line and `raise NotImplementedError`;
@@ -13,12 +17,13 @@ to selftest/fixtures.py, and run `python grader.py --check N` (docs/instructor.m
 An argument of a signature is a size when its name is one of SIZES, an input when it is one of
 INPUTS (drawn afresh for every call); any other name is a size of 4, marked TODO in the test.
 """
+import argparse
 import re
 import subprocess
 import sys
+from pathlib import Path
 
-from grading.config import ROOT
-from grading.errors import ScaffoldError
+ROOT = Path(__file__).resolve().parents[1]
 
 TODO = ("TODO (instructor)", "TODO（老师）")  # what the self-test finds until it is written
 
@@ -29,6 +34,12 @@ SIZES = {"B": (2, 1, 3), "T": (5, 1, 8), "n_embd": (12, 6, 16), "head_size": (4,
 INPUTS = {"x": (("B", "T", "n_embd"), "randn"), "idx": (("B", "T"), "ids"),
           "q": (("B", "T", "head_size"), "randn"), "k": (("B", "T", "head_size"), "randn"),
           "v": (("B", "T", "head_size"), "randn"), "weights": (("B", "T", "T"), "randn")}
+
+
+class ScaffoldError(ValueError):
+    """A request the scaffold cannot write: a name taken, a signature it cannot read."""
+
+
 SIGNATURE = re.compile(r"^(?:(\w+)\.)?(\w+)\(([\w\s,]*)\)$")
 
 
@@ -54,7 +65,7 @@ def parse_api(api):
 
 def scaffold(name, api, uses=(), points=10, title=None, root=ROOT):
     """Write the new exercise's files and entries; the paths written."""
-    import course
+    course = _course(root)
     if not re.fullmatch(r"ex(\d+)_[a-z0-9_]+", name):
         raise ScaffoldError(f"{name!r}: an exercise's name is ex<number>_<words>, e.g. ex7_multihead")
     number = int(name[2:].split("_")[0])
@@ -99,7 +110,7 @@ def exercise_file(name, number, title, parsed, uses, solution):
              f"Exercise {number} · {title[1]}", "",
              "TODO (instructor): what this step does, its inputs' and output's shapes, what to "
              "write.", '"""', "import torch", "import torch.nn as nn", ""]
-    import course
+    course = _course(ROOT)
     for used in uses:  # a relative import: the grader may put the reference's copy in its place
         names = dict.fromkeys(a.split("(")[0].split(".")[0] for a in course.BY_NAME[used].api)
         lines.append(f"from .{used} import {', '.join(names)}  # exercise {used[2:].split('_')[0]}")
@@ -235,3 +246,40 @@ def add_rows(readme, name, number, heading, points, last):
             what = "TODO (instructor)" if english else "TODO（老师）"
             out.append(f"| {number} | `exercises/{name}.py` | {title} | {points} | {what} |\n")
     return "".join(out)
+
+
+def _course(root):
+    """course.py of the repository at `root` (read afresh: the scaffold may have changed it)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("scaffolded_course", root / "course.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python selftest/scaffold.py",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("name", help="the new exercise's name: ex<number>_<words>")
+    parser.add_argument("--api", action="append", required=True, metavar="SIGNATURE",
+                        help="one per function, as course.py writes them: "
+                             "'Class.__init__(self, n_embd)', 'Class.forward(self, x)'")
+    parser.add_argument("--uses", action="append", default=[], metavar="EXERCISE",
+                        help="an earlier exercise its files import (course.py's uses)")
+    parser.add_argument("--points", type=int, default=10, help="its points (default 10)")
+    parser.add_argument("--title", nargs=2, metavar=("ZH", "EN"), help="its title")
+    args = parser.parse_args(argv)
+    try:
+        written = scaffold(args.name, args.api, tuple(args.uses), args.points, args.title)
+    except (ValueError, OSError) as error:
+        print(f"scaffold.py: {error}", file=sys.stderr)
+        return 2
+    number = args.name[2:].split("_")[0]
+    print("Wrote " + ", ".join(str(p.relative_to(ROOT)) for p in written) + ".\nNext: the "
+          "solution's bodies and every TODO (instructor) of the texts; the exercise's known "
+          f"mistakes in selftest/fixtures.py; then python grader.py --check {number}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
