@@ -247,7 +247,7 @@ def inherited(memory=MEMORY_CAP):
 
 class HandedOver:
     """This run of grader.py, handed over to a judge that a fresh zygote forks from itself once
-    torch is imported (worker/main.py's _fork_judge): this process imports no torch; it waits,
+    torch is imported (worker/handover.py's _fork_judge): this process imports no torch; it waits,
     passes signals on, and ends with the judge's status (wait)."""
 
     def __init__(self, root, script, argv, clients=1):

@@ -239,7 +239,7 @@ def grade_one(backend, folder, seed, exercises, timeout, missing=()):
         record = report.record(grade(backend, folder, seed, exercises, call_timeout=timeout))
         record["status"], record["note"] = status_of(record)
         if record["status"] == "graded" and missing:  # (and the file that is there instead)
-            from grading.worker.main import named_otherwise
+            from grading.worker.serve import named_otherwise
             record["status"], record["note"] = "incomplete", "missing " + ", ".join(
                 file + named_otherwise(folder, file[:-len(".py")]) for file in missing)
         if hidden_not_run(record):  # a copy without solutions/: no grade, and it says so
@@ -329,7 +329,7 @@ class _Judges:
             import torch  # noqa: F401
 
             import grading.judge.plugin  # noqa: F401
-            gc.freeze()  # forked judges leave torch's objects alone (see grading/worker/main.py)
+            gc.freeze()  # forked judges leave torch's objects alone (see grading/worker/zygote.py)
         if os.name == "nt":  # pipes cannot be selected on Windows: a thread reads each
             self.lines = queue.Queue()
         else:

@@ -23,7 +23,7 @@ import stat
 import tokenize
 import traceback
 
-from grading.worker.main import SUBMISSION_PACKAGE as PACKAGE  # a submission imports itself by it
+from grading.worker.serve import SUBMISSION_PACKAGE as PACKAGE  # a submission imports itself by it
 
 LIMIT = 256 << 10  # bytes read of one file (the lesson's files are a few KiB)
 MAX_FILES = 24  # files of one submission read in all (its six, the helpers they import)

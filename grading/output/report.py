@@ -66,7 +66,7 @@ def _frames(result):
     return [[inert_line(field) for field in frame] for frame in result.frames]
 
 
-# A warning as the worker writes it (grading/worker/main.py, _show_warning): "UserWarning: … [file:line]"
+# A warning as the worker writes it (grading/worker/serve.py, _show_warning): "UserWarning: … [file:line]"
 WARNING_LINE = re.compile(r"^\w*Warning: ")
 
 

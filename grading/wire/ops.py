@@ -37,7 +37,7 @@ class Op(str, Enum):
 
 EXECUTOR = frozenset({Op.CALL, Op.SET, Op.INSPECT, Op.PARAMETERS, Op.VJP})
 # The variable in which a judge forked from its zygote finds its control connections:
-# "ZYGOTE_PID:FD,FD,…:LOG_PATH" (worker/main.py's _become_caller sets it, backends.zygote.inherited
+# "ZYGOTE_PID:FD,FD,…:LOG_PATH" (worker/handover.py's _become_caller sets it, backends.zygote.inherited
 # reads it and takes it away).
 JUDGE_CONNECTIONS = "GRADER_ZYGOTE_CONNECTIONS"
 

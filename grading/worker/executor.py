@@ -1,6 +1,6 @@
 """What a worker does for the judge: the primitive requests, on one exercise module.
 
-Used by a worker on the submission (grading/worker/main.py serves them over the wire) and by the
+Used by a worker on the submission (grading/worker/serve.py serves them over the wire) and by the
 judge on the solution (judge.remote.LocalChannel), so that both answer the same requests in the same
 way. Imports torch and the wire, nothing of the judge side.
 """

@@ -116,10 +116,10 @@ def test_workers_run_no_pth_file_or_sitecustomize(venv, tmp_path, backend):
 
 def test_the_reuse_check_compares_what_decides_imports_item_by_item():
     """Each change to sys.meta_path, sys.path_hooks, sys.path or sys.path_importer_cache that keeps
-    the list or dict itself changes the interpreter's state (grading.worker.main._interpreter_state)."""
+    the list or dict itself changes the interpreter's state (grading.worker.portable._interpreter_state)."""
     done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
         import sys
-        import grading.worker.main as worker
+        import grading.worker.portable as worker
         before = worker._interpreter_state()
         finder = type("Finder", (), {"find_spec": staticmethod(lambda *a: None)})()
         changes = {
@@ -147,7 +147,7 @@ def test_the_reuse_check_sees_the_graders_own_classes_patched():
     """An exercise that patches a method of the worker's own classes (Executor.run answers the
     judge) changes the interpreter's state: the portable worker is not lent to the next one."""
     done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
-        import grading.worker.main as worker
+        import grading.worker.portable as worker
         from grading.worker import executor
         before = worker._interpreter_state()
         run = executor.Executor.run

@@ -57,7 +57,7 @@ with open("/proc/self/status") as f:
     status = dict(line.split(":", 1) for line in f.read().splitlines())
 with open("/proc/self/oom_score_adj") as f:
     oom = f.read().strip()
-kernel.limit_resources({memory}, 8 * 1024 * 1024)  # worker/main.py's OUTPUT_FILE_LIMIT
+kernel.limit_resources({memory}, 8 * 1024 * 1024)  # worker/serve.py's OUTPUT_FILE_LIMIT
 if {landlock}:
     assert kernel.restrict_filesystem({package!r}) >= 1
 assert kernel.forbid_syscalls()

@@ -4,7 +4,7 @@ a read-only copy is shown all the same."""
 import pytest
 
 from grading.judge.worker_handle import raised_text, undecodable_frame
-from grading.worker.main import named_otherwise
+from grading.worker.serve import named_otherwise
 
 
 @pytest.mark.parametrize("there", ["Ex5_causal_mask.py", "ex5_causal_mask (1).py",
