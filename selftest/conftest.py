@@ -375,7 +375,7 @@ def settled(records, copy, folder, backend, output):
             again = json.loads((alone / "batch.json").read_text())["submissions"][name]
         except (OSError, ValueError, KeyError):
             again = {"status": "grading error", "note": BUSY}
-        records[name] = again if again.get("status") != "grading error" \
+        records[name] = {**again, "regraded": BUSY} if again.get("status") != "grading error" \
             else BusyRow(name=name, status="busy")
     return records
 

@@ -63,7 +63,7 @@ def parse_api(api):
     return parsed
 
 
-def scaffold(name, api, uses=(), points=10, title=None, root=ROOT):
+def scaffold(name, api, uses=(), points=10, title=None, root=ROOT, heading=None):
     """Write the new exercise's files and entries; the paths written."""
     course = _course(root)
     if not re.fullmatch(r"ex(\d+)_[a-z0-9_]+", name):
@@ -87,7 +87,9 @@ def scaffold(name, api, uses=(), points=10, title=None, root=ROOT):
     for path in files:
         if path.exists():
             raise ScaffoldError(f"{path.relative_to(root)} exists already")
-    heading = course.BY_NAME[uses[-1]].heading if uses else course.EXERCISES[-1].heading
+    # the lesson's section that hints send learners to (content/test_texts.py: a heading of
+    # docs/lesson.zh.txt); by default the section of the exercise it builds on
+    heading = heading or (course.BY_NAME[uses[-1]].heading if uses else course.EXERCISES[-1].heading)
     course_text = (root / "course.py").read_text(encoding="utf-8")
     readme = (root / "README.md").read_text(encoding="utf-8")
     course_text = add_entry(course_text, name, title, heading, points, api, uses)
@@ -183,11 +185,11 @@ def output(ex, gen, **s):
 
 
 def output_shape(s):
-    """The shape {what} returns, and its names. TODO (instructor): as the exercise says."""
+    """The shape {what} returns, and its names."""
     return tuple(s[n] for n in OUTPUT), OUTPUT
 
 
-OUTPUT = {shape!r}
+OUTPUT = {shape!r}  # TODO (instructor): the size names of what {what} returns
 
 
 # -- tests ----------------------------------------------------------------------------------------
@@ -268,9 +270,13 @@ def main(argv=None):
                         help="an earlier exercise its files import (course.py's uses)")
     parser.add_argument("--points", type=int, default=10, help="its points (default 10)")
     parser.add_argument("--title", nargs=2, metavar=("ZH", "EN"), help="its title")
+    parser.add_argument("--heading", nargs=2, metavar=("ZH", "EN"),
+                        help="the lesson's section hints send learners to: a heading of "
+                             "docs/lesson.zh.txt (default: that of the exercise it uses)")
     args = parser.parse_args(argv)
     try:
-        written = scaffold(args.name, args.api, tuple(args.uses), args.points, args.title)
+        written = scaffold(args.name, args.api, tuple(args.uses), args.points, args.title,
+                           heading=args.heading)
     except (ValueError, OSError) as error:
         print(f"scaffold.py: {error}", file=sys.stderr)
         return 2

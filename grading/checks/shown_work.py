@@ -16,7 +16,7 @@ import math
 
 import torch
 
-from grading.checks.expect import expect_close, fail, not_repeatable_text
+from grading.checks.expect import CLOSE, expect_close, fail, not_repeatable_text
 from grading.errors import CheckFailed, ReplayError
 from grading.i18n import Bi
 from grading.judge import replay
@@ -28,13 +28,13 @@ LONG_T = 128
 MOST_OPS = LONG_T * 3 // 4  # more operations than this on the data path of one call: a loop
 
 
-def expect_calls_close(got, want, what, names):
+def expect_calls_close(got, want, what, names, atol=CLOSE, rtol=CLOSE):
     """Hidden side: the calls a how-check reads (shown_work's, on the learner's code and on the
-    solution's with the same draws) gave the solution's values: a record of a wrong computation
-    earns nothing that the values do not."""
+    solution's with the same draws) gave the solution's values, within expect_close's
+    tolerances: a record of a wrong computation earns nothing that the values do not."""
     for size, calls in got.items():
         for (output, _), (wanted, _) in zip(calls, want.get(size, [])):
-            expect_close(output, wanted, what, names)
+            expect_close(output, wanted, what, names, atol=atol, rtol=rtol)
 
 
 def shown_work(make, sizes, gen):

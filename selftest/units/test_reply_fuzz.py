@@ -356,6 +356,8 @@ def test_a_diagnosis_copes_with_any_reply_and_names_no_cause_for_nonsense(exerci
     cause, which is worse than none."""
     import importlib
     importlib.import_module(f"test_{exercise}")  # (its diagnoses import its scenarios)
+    if not (TESTS / f"diagnoses_{exercise}.py").is_file():  # optional, as in the plugin
+        pytest.skip(f"tests/diagnoses_{exercise}.py: none (a new exercise's, say)")
     module = importlib.import_module(f"diagnoses_{exercise}")
     if not hasattr(module, "diagnose"):  # optional, as in the plugin: nothing to fuzz
         pytest.skip(f"tests/diagnoses_{exercise}.py has no diagnose(probe)")
