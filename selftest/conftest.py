@@ -39,7 +39,6 @@ from fixtures import (  # noqa: E402
     StaleMistake,
     exercise_of_fixture,
     fixture_dirs,
-    materialise_files,
     materialise_together,
     mistake_id,
     one_per_exercise,
@@ -224,23 +223,38 @@ def lay_out(base):
     # Mistakes, twins and fair variants change one exercise each, and each exercise is graded
     # apart: they share submissions, one fixture per exercise, so that --check grades fewer.
     views = {}
+    # (under quick(), a shared submission holds only its fixtures' exercises: the others would be
+    # the solutions, graded again and again; that a fixture costs no other exercise is --full's)
     for number, group in enumerate(one_per_exercise(MISTAKES, lambda m: m.exercise)):
-        materialise_together(group.values(), [], folder / f"mistakes-{number}")
+        materialise_together(group.values(), [], folder / f"mistakes-{number}",
+                             only=set(group) if quick() else None)
         views.update({mistake_id(m): (f"mistakes-{number}", set(group), m.exercise)
                       for m in group.values()})
     for kind in ("twin", "fair"):
         for number, group in enumerate(one_per_exercise(fixture_dirs(kind), exercise_of_fixture)):
-            materialise_together([], group.values(), folder / f"{kind}s-{number}")
+            materialise_together([], group.values(), folder / f"{kind}s-{number}",
+                                 only=set(group) if quick() else None)
             views.update({f.name: (f"{kind}s-{number}", set(group), ex) for ex, f in group.items()})
     if MISTAKES:  # (none yet, for a new exercise under --check N)
         first = views[mistake_id(MISTAKES[0])]
         shutil.copytree(folder / first[0], folder / "replay")  # graded twice: the same messages
         views["replay"] = ("replay", *first[1:])
-    # Fixtures that attack or break things stay alone: no other exercise or row may suffer.
+    # Fixtures that attack or break things stay alone: no other exercise or row may suffer. Under
+    # quick() each holds its own exercise alone (and what it imports): that it costs no other
+    # exercise is --full's to show.
     for kind in ("broken", "attack"):
         for fixture in fixture_dirs(kind):
-            materialise_files(fixture, folder / fixture.name)
+            own = exercise_of_fixture(fixture)
+            materialise_together([], [fixture], folder / fixture.name,
+                                 only={own} if quick() else None)
+            if quick():
+                views[fixture.name] = (fixture.name, {own}, own)
     return folder, views
+
+
+def quick():
+    """--check without --full (pytest_configure)."""
+    return os.environ.get("SELFTEST_QUICK") == "1"
 
 
 def start_batch(base, folder, views):
@@ -316,8 +330,8 @@ def pytest_collection_modifyitems(config, items):
             config.hook.pytest_deselected(items=machinery)
             items[:] = [item for item in items if not item.get_closest_marker("full")]
     items.sort(key=lambda item: (item.get_closest_marker("under_load") is not None,
-                                 "portable_graded" in item.fixturenames,
-                                 "graded" in item.fixturenames))
+                                 bool(PORTABLE_FIXTURES & set(item.fixturenames)),
+                                 bool(BATCH_FIXTURES & set(item.fixturenames))))
 
 
 @pytest.fixture(scope="session")
@@ -388,9 +402,9 @@ def views_of(records, views):
         if isinstance(record, BusyRow):
             graded[name] = record
             continue
-        graded[name] = {**record, "exercises": {
+        graded[name] = {**record, "exercises": {  # (under quick(), the row holds no others)
             ex: result for ex, result in record["exercises"].items()
-            if ex not in fixtures or ex == own}}
+            if ex == own or (ex not in fixtures and not quick())}}
     return graded
 
 

@@ -1070,11 +1070,23 @@ def materialise_files(folder, target):
     materialise_together([], [folder], target)
 
 
-def materialise_together(mistakes, folders, target):
+def materialise_together(mistakes, folders, target, only=None):
     """One submission holding several fixtures, each in an exercise of its own (the exercises are
     graded apart, each in its own worker): the solutions, each mistake's edit, each folder's
-    files laid over them."""
-    shutil.copytree(SOLUTIONS, target)
+    files laid over them. `only`: the exercises whose solutions it holds (None: all)."""
+    if only is None:
+        shutil.copytree(SOLUTIONS, target)
+    else:  # the package's __init__ and the exercises asked for, with those they import (by
+        # course.py's uses, or by name in a fixture's own text: fair-ex6-reuses_ex5_absolute)
+        import course
+        target.mkdir(parents=True)
+        shutil.copy(SOLUTIONS / "__init__.py", target / "__init__.py")
+        texts = [m.new if isinstance(m.new, str) else " ".join(m.new) for m in mistakes] + [
+            f.read_text(encoding="utf-8", errors="replace")
+            for folder in folders for f in folder.rglob("*.py")]
+        only = set(only) | {n for n in course.NAMES if any(n in text for text in texts)}
+        for name in {n for exercise in only for n in (exercise, *course.needs(exercise))}:
+            shutil.copy(SOLUTIONS / f"{name}.py", Path(target) / f"{name}.py")
     for mistake in mistakes:
         path = Path(target) / f"{mistake.exercise}.py"
         path.write_text(apply_edits(mistake, path.read_text(encoding="utf-8")), encoding="utf-8")

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import SEED, fingerprint, processes_mentioning
+from conftest import SEED, fingerprint, processes_mentioning, quick
 from fixtures import ONLY, about, exercise_of_fixture, fixture_dirs, twin_of
 from grading.walls.kernel import landlock_abi
 
@@ -60,7 +60,8 @@ def test_attack_earns_at_most_its_twins_points(graded, fixture):
     assert scores.pop(exercise)[0] <= honest, \
         f"seed {SEED} (python grader.py --seed {SEED} replays it): it passed {passed}"
     assert all(got == full for got, full in scores.values()), scores
-    assert record["status"] == "graded" and record["seconds"] < 90
+    assert record["status"] == "graded" or quick() and record["status"] == "incomplete"
+    assert record["seconds"] < 90
 
 
 @needs_landlock

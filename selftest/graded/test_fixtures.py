@@ -5,7 +5,7 @@ import re
 import pytest
 
 import course
-from conftest import BUSY
+from conftest import BUSY, quick
 from fixtures import MISTAKES, ONLY, exercise_of_fixture, fixture_dirs, mistake_id
 
 POINTS = {exercise.name: exercise.points for exercise in course.EXERCISES}
@@ -71,7 +71,9 @@ def test_stubs_fail_every_test(graded):
 @pytest.mark.parametrize("fixture", fixture_dirs("fair"), ids=lambda p: p.name)
 def test_fair_variant_scores_full_marks(graded, fixture):
     record = graded[fixture.name]
-    assert record["total"] == course.TOTAL, {n: s for n, s in scores(record).items() if s[0] != s[1]}
+    assert exercise_of_fixture(fixture) in record["exercises"]
+    assert all(s[0] == s[1] for s in scores(record).values()), \
+        {n: s for n, s in scores(record).items() if s[0] != s[1]}
 
 
 @pytest.mark.parametrize("mistake", MISTAKES, ids=mistake_id)
@@ -155,8 +157,11 @@ def test_gradebook_rows_hold_each_expected_total(batch_records, gradebooks):
         if isinstance(record, dict) and record.get("regraded"):  # busy in the batch, graded alone
             assert row["status"] == "grading error" and BUSY in row["note"], row
             continue
-        assert float(row["total"]) == record["total"] and row["status"] == "graded"
-        assert sum(float(row[ex]) for ex in POINTS) == record["total"]
+        assert float(row["total"]) == record["total"], row
+        assert row["status"] == "graded" or (  # (under quick(), a row holds no exercise but its
+            # fixtures' own)
+            quick() and row["status"] == "incomplete" and name not in ("solutions", "stubs")), row
+        assert sum(float(row[ex] or 0) for ex in POINTS) == record["total"]  # ("": not graded)
     assert float(by_name["solutions"]["total"]) == course.TOTAL and float(by_name["stubs"]["total"]) == 0
     assert all(float(row["total"]) == course.TOTAL for name, row in by_name.items()
-               if name.startswith("fairs-"))
+               if name.startswith("fairs-") and not quick())

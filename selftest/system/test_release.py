@@ -51,6 +51,7 @@ def test_no_code_in_the_copy_computes_an_exercises_answer(student_copy, tmp_path
     assert answers_in(student_copy, tmp_path) == []
 
 
+@pytest.mark.full  # (the probe's own test: a release and a probe more, 4 s of --check)
 def test_the_probe_finds_the_answers_where_the_diagnoses_are_shipped(tmp_path):
     """The probe can fail: `release --with-causes` ships the diagnoses, and it finds them."""
     copy = tmp_path / "with-causes"
