@@ -16,6 +16,8 @@ from grading.worker.serve import (
     _describe,
     _import_submission,
     _serve_requests,
+    cut_output,
+    flush_output,
 )
 from grading.worker.zygote import _warm_up
 
@@ -137,13 +139,8 @@ class _PortableOutput:
         os.dup2(self.file.fileno(), 2)
 
     def read_new(self):
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
+        flush_output()
         self.file.seek(self.position)  # fd 1 and 2 share this offset: writes go on at the end
         data = self.file.read(OUTPUT_LIMIT + 1)
         self.position = self.file.seek(0, os.SEEK_END)
-        text = data.decode("utf-8", "replace")
-        return text if len(text) <= OUTPUT_LIMIT else text[:OUTPUT_LIMIT] + " …(cut)"
+        return cut_output(data)

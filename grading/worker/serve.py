@@ -180,15 +180,25 @@ class _Output:
         self.file = file
 
     def read_new(self):
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
+        flush_output()
         data = self.file.read(OUTPUT_LIMIT + 1)
         self.file.seek(0, os.SEEK_END)  # anything beyond the limit is dropped, not sent later
-        text = data.decode("utf-8", "replace")
-        return text if len(text) <= OUTPUT_LIMIT else text[:OUTPUT_LIMIT] + " …(cut)"
+        return cut_output(data)
+
+
+def flush_output():
+    """What the submission's Python streams hold, into fd 1 and 2 (a stream it closed: nothing)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def cut_output(data):
+    """Output bytes as the text sent back to the judge, cut to OUTPUT_LIMIT characters."""
+    text = data.decode("utf-8", "replace")
+    return text if len(text) <= OUTPUT_LIMIT else text[:OUTPUT_LIMIT] + " …(cut)"
 
 
 def _capture_output():
