@@ -119,7 +119,8 @@ def verified(shown, what):
                 continue
             work = verify(call, what)
             programs.add(work.program)
-            lengths[size] = max(lengths.get(size, 0), work.data_ops)
+            if work.data_ops >= lengths.get(size, (-1,))[0]:
+                lengths[size] = work.data_ops, work.lines
         if len(programs) > 1:
             raise CheckFailed(_could_not(
                 what, f"在 {size} 时，两次输入不同的调用做的运算或用到的常数不一样（每次调用的算法不同？"
@@ -127,14 +128,15 @@ def verified(shown, what):
                 f"at {size}, two calls with other inputs ran other operations or used other "
                 "constants (it computes one way on some calls and another way on others? or "
                 "something is computed from the inputs outside torch?)"))
-    return lengths
+    return {size: n for size, (n, _) in lengths.items()}, \
+        {size: lines for size, (_, lines) in lengths.items()}
 
 
 def loops(shown, most=MOST_OPS):
     """For diagnoses: True when every record verifies and their data paths' lengths differ (a
     loop), or one is longer than `most`."""
     try:
-        lengths = verified(shown, "")
+        lengths, _ = verified(shown, "")
     except CheckFailed:
         return False
     return _loop(lengths, most) is not None
@@ -146,23 +148,42 @@ def _loop(lengths, most):
     torch itself takes other paths for a dimension of one (einsum drops it, say)."""
     if not lengths:
         return None
-    kept = {size: n for size, n in lengths.items()
-            if not any(part in ("B=1", "T=1") for part in size.split(", "))}
-    if len(set(kept.values())) > 1:
+    if len(set(_kept(lengths).values())) > 1:
         return "grows"
     return "long" if max(lengths.values()) > most else None
 
 
-def expect_no_loop(shown, what, where=None, most=MOST_OPS):
+def _kept(by_size):
+    return {size: x for size, x in by_size.items()
+            if not any(part in ("B=1", "T=1") for part in size.split(", "))}
+
+
+def loop_line(lines, loop):
+    """(file, line) of the learner's code where a loop's operations are, from the records' lines
+    ({size: {(file, line): operations}}): the first line whose count changes with the size
+    ("grows"), or the line of the most operations ("long"); None where the records name none.
+    The lines are the worker's own word: a pointer, never a verdict."""
+    kept = _kept(lines) or lines
+    seen = sorted(set().union(*kept.values())) if kept else []
+    if loop == "grows":
+        return next((at for at in seen if len({per.get(at, 0) for per in kept.values()}) > 1),
+                    None)
+    counts = {at: max(per.get(at, 0) for per in kept.values()) for at in seen}
+    return max(seen, key=lambda at: (counts[at], -at[1]), default=None)
+
+
+def expect_no_loop(shown, what, source=None, most=MOST_OPS):
     """Vectorised ("直接用循环…效率较低"): the verified record of a call does not grow with T or
     B, and holds at most `most` operations (a loop of a fixed number of steps that is right at
-    T = LONG_T takes at least LONG_T steps, more than `most`). `where()` may point to the line of a loop in
-    the learner's source: only to say where, once the record has shown one; reading the source
-    never costs a point."""
-    lengths = verified(shown, what)
+    T = LONG_T takes at least LONG_T steps, more than `most`). `source` (the test's
+    submission.source) reads the line the records put the loop's operations on: only to say
+    where, once the record has shown a loop; it never costs a point."""
+    lengths, lines = verified(shown, what)
     loop = _loop(lengths, most)
     if loop is not None:
-        found = (where() or [None])[0] if where else None
+        at = loop_line(lines, loop)
+        text = source.line(*at) if at and source is not None else None
+        found = (at[0], at[1], text) if text else None
         at_zh = f"（可能在 {found[0]} 第 {found[1]} 行：{found[2]}）" if found else ""
         at_en = f" (perhaps {found[0]}, line {found[1]}: {found[2]})" if found else ""
         if loop == "grows":

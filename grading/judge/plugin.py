@@ -668,9 +668,9 @@ class Source:
     def __init__(self, folder, exercise):
         self.folder, self.exercise = folder, exercise
 
-    def loops(self, entry):
-        """[(file, line, text)] of loops that can run once per position in what entry reaches."""
-        return source_check.loops_in(self.folder, self.exercise, entry)
+    def line(self, file, number):
+        """The text of line `number` of the submission's file `file` (a bare name), or None."""
+        return source_check.line(self.folder, file, number)
 
     def function_text(self, file, name):
         """The source of the first function `name` in the submission's file (source_check)."""

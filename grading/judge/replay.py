@@ -194,10 +194,9 @@ def check(record):
         raise ReplayError("size", f"more than {MAX_REFERENCES} tensors referred to in one call")
     for op in record["ops"]:
         if not (isinstance(op, list) and len(op) in (3, 4) and isinstance(op[0], str)
-                and isinstance(op[1], list) and isinstance(op[2], dict)
-                and (len(op) == 3 or type(op[3]) is bool)):
+                and isinstance(op[1], list) and isinstance(op[2], dict)):
             raise ReplayError("malformed",
-                              "an entry of the record is not [name, args, kwargs, grad]")
+                              "an entry of the record is not [name, args, kwargs, where]")
     for name in dict.fromkeys(op[0] for op in record["ops"]):  # randomness first: it explains
         overload = _known(name)  # the rest (ready-made attention is tagged random: dropout)
         if overload is not None and torch.Tag.nondeterministic_seeded in overload.tags \
@@ -260,13 +259,14 @@ class Work:
     output: object
     data_ops: int
     program: str
+    lines: dict  # {(file, line): operations on the data path} where the record names the lines
 
 
 def measure(record, inputs, params=None, budget=None):
     """Replay a record (see replay) and measure its data path: a Work."""
     trace = Trace()
     output = replay(record, inputs, params, budget=budget, trace=trace)
-    return Work(output, trace.count, json.dumps(trace.ops, allow_nan=True))
+    return Work(output, trace.count, json.dumps(trace.ops, allow_nan=True), trace.lines)
 
 
 class Trace:
@@ -277,6 +277,7 @@ class Trace:
 
     def __init__(self):
         self.storages, self.scalars, self.ops, self.count = set(), set(), [], 0
+        self.lines = {}  # (file, line) -> operations of the data path the record puts there
 
     def start(self, inputs, params):
         for t in list(inputs) + list(params.values()):
@@ -301,10 +302,15 @@ class Trace:
             return any(self._reads_data(v) for v in value.values())
         return (kind is float or kind is int) and value in self.scalars
 
-    def step(self, name, op, args, kwargs, result):
+    def step(self, name, op, args, kwargs, result, where=None):
         if not (self._reads_data(args) or self._reads_data(kwargs)):
             return  # a constant: it depends on the sizes alone
-        self.count += op not in _READS  # a read into Python is no step of the computation
+        if op not in _READS:  # a read into Python is no step of the computation
+            self.count += 1
+            if isinstance(where, list) and len(where) == 2 and type(where[0]) is str \
+                    and type(where[1]) is int:  # the worker's word: a pointer, never a verdict
+                key = (where[0][:100], where[1])
+                self.lines[key] = self.lines.get(key, 0) + 1
         self._mark(result)
         if op in _READS and isinstance(result, (int, float)) and not isinstance(result, bool):
             self.scalars.add(result)
@@ -359,34 +365,31 @@ class Budget:
         self.left -= time.thread_time() - started
 
 
-def replay(record, inputs, params=None, fill=None, budget=None, grad=False, trace=None):
+def replay(record, inputs, params=None, fill=None, budget=None, trace=None):
     """The output the record computes for `inputs` (the call's arguments) and `params` ({path:
     tensor}): a tensor, or a tuple of them. Raises ReplayError when it cannot be verified.
     Uninitialised allocations come filled as in the worker (fill=0: with zeros). `budget`: the
-    exercise's Budget. grad=True: autograd on where it was on in the worker, on the very tensors
-    given (the caller's leaves); else every operation runs without autograd, on copies. trace: a
-    Trace, told of every operation (see measure)."""
+    exercise's Budget. Every operation runs without autograd, on copies. trace: a Trace, told of
+    every operation (see measure)."""
     overloads = check(record)
     overloads = [_filled(overload, fill) if operator_name(op[0]) in _UNINITIALISED else overload
                  for op, overload in zip(record["ops"], overloads)]
-    if not grad:
-        params = {k: v.clone() for k, v in (params or {}).items()}
-        inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in inputs]
-    params = params or {}
+    params = {k: v.clone() for k, v in (params or {}).items()}
+    inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in inputs]
     results, work = [], [0]
     budget = budget or Budget()
     started = time.thread_time()
     deadline = budget.deadline()
     try:
-        with torch.no_grad() if not grad else torch.enable_grad():
+        with torch.no_grad():
             if trace is not None:
                 trace.start(inputs, params)
-            return _run(record, overloads, inputs, params, results, work, deadline, grad, trace)
+            return _run(record, overloads, inputs, params, results, work, deadline, trace)
     finally:
         budget.spend(started)
 
 
-def _run(record, overloads, inputs, params, results, work, deadline, grad, trace=None):
+def _run(record, overloads, inputs, params, results, work, deadline, trace=None):
     def value(ref):
         return _value(ref, inputs, results, params)
 
@@ -404,11 +407,11 @@ def _run(record, overloads, inputs, params, results, work, deadline, grad, trace
                               op)
         if time.thread_time() > deadline:
             raise ReplayError("costly", "the record takes the judge too long to verify", op)
-        result = _call(op, overload, call_args, call_kwargs,
-                       None if not grad else len(entry) == 4 and bool(entry[3]))
+        result = _call(op, overload, call_args, call_kwargs)
         results.append(result)
         if trace is not None:
-            trace.step(name, op, call_args, call_kwargs, result)
+            trace.step(name, op, call_args, call_kwargs, result,
+                       entry[3] if len(entry) == 4 else None)
     output = record.get("output")
     if isinstance(output, dict) and "opaque" in output:
         raise ReplayError("malformed", "the call returned no tensor")
@@ -418,14 +421,10 @@ def _run(record, overloads, inputs, params, results, work, deadline, grad, trace
     return returned
 
 
-def _call(op, overload, args, kwargs, grad):
-    """One recorded operation, run; `grad`: None where the whole replay runs under no_grad,
-    else whether the record says it ran with gradients."""
+def _call(op, overload, args, kwargs):
+    """One recorded operation, run."""
     try:
-        if grad is None:
-            return overload(*args, **kwargs)
-        with torch.set_grad_enabled(grad):
-            return overload(*args, **kwargs)
+        return overload(*args, **kwargs)
     except Exception as error:  # noqa: BLE001  (an operation that does not run as recorded)
         first = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
         raise ReplayError("malformed", f"{op} does not run as recorded: {first}", op) from None

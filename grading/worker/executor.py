@@ -5,6 +5,8 @@ judge on the solution (judge.remote.LocalChannel), so that both answer the same 
 way. Imports torch and the wire, nothing of the judge side.
 """
 import contextlib
+import os
+import sys
 
 import torch
 
@@ -32,6 +34,7 @@ _PLAIN = frozenset({bool, int, float, str, type(None)})  # values a record holds
 # id(an aten overload) -> (its name, whether it allocates uninitialised memory, the overload):
 # kept for the worker's life (the overloads are PyTorch's own, and live as long).
 _OPERATOR_NAMES = {}
+_FILES = {}  # (the exercise's folder, a code object's file name) -> its name there, or None
 
 
 # -- what a worker does for the judge -------------------------------------------------------------
@@ -46,6 +49,7 @@ class Executor:
     def __init__(self, module, records=True):
         """records False: the judge's executor for the solution, whose calls need no record."""
         self.module = module
+        self.folder = os.path.dirname(os.path.abspath(getattr(module, "__file__", None) or "."))
         self.objects = []
         self.records = records
         self.set_paths = {}  # handle -> the attribute paths the judge set, in order
@@ -202,14 +206,15 @@ class Executor:
     def record(self, target, args, kwargs, handle=None, grad=False):
         """Run one call and show its work: (what it returned, its record). The record holds every
         aten operation the call reached, below autograd, in order, as data, with whether
-        autograd was on for it (see grading.wire.record for the references):
-        {"ops": [[name, args, kwargs, grad], …] (packed: the judge decodes them only for the
+        the line of the submission's code that reached it (see grading.wire.record):
+        {"ops": [[name, args, kwargs, where], …] (packed: the judge decodes them only for the
          checks that read them), "output": a reference, "truncated": bool,
          "state": {path: tensor}: the object's tensors before its first recorded call}.
         Nothing here is trusted: the judge replays the record itself, and only for the how-checks
         (no loop, built by hand); what the call returned is what every other check reads."""
         recorder_mode, calls_mode = _modes()
-        shown = _Recording(args, self._set_tensors(handle) if handle is not None else {})
+        shown = _Recording(args, self._set_tensors(handle) if handle is not None else {},
+                           self.folder)
         ready_made = []  # the ready-made attention functions the call reached, by name
         with (torch.enable_grad() if grad else torch.no_grad()), \
                 (calls_mode(ready_made) if _NAMES_HIDDEN else contextlib.nullcontext()), \
@@ -225,7 +230,8 @@ class _Recording:
     arguments as references (ref) to the call's inputs, earlier results, the object's tensors
     the judge set, or constants."""
 
-    def __init__(self, args, set_tensors):
+    def __init__(self, args, set_tensors, folder):
+        self.folder = folder
         self.known = {}  # id(tensor) -> its reference; `alive` keeps every one so ids stay unique
         self.alive = list(args)
         for i, a in enumerate(args):
@@ -261,7 +267,7 @@ class _Recording:
         if recording:
             self.ops.append([named[0], self.ref(args),
                              {k: self.ref(v) for k, v in kwargs.items()} if kwargs else {},
-                             torch.is_grad_enabled()])
+                             self.where()])
         else:
             self.truncated = True
         result = func(*args, **kwargs)
@@ -270,6 +276,21 @@ class _Recording:
         if recording:
             self._made(len(self.ops) - 1, result)
         return result
+
+    def where(self):
+        """[file, line] of the innermost frame running the submission's own code (its file's name
+        in the exercise's folder), or None: a pointer for the learner, never a verdict."""
+        frame = sys._getframe(2)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            file = _FILES.get((self.folder, name), False)
+            if file is False:
+                head, tail = os.path.split(os.path.abspath(name))
+                file = _FILES[self.folder, name] = tail if head == self.folder else None
+            if file is not None:
+                return [file, frame.f_lineno]
+            frame = frame.f_back
+        return None
 
     def _made(self, number, result):
         """The results of operation `number`, known by reference from now on."""
