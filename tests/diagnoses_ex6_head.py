@@ -7,16 +7,15 @@ import re
 import torch
 from test_ex6_head import (
     WEIGHTS,
+    build,
     calls,
     draw,
     forward,
     inputs_after,
     learning,
-    parameter_names,
     parameters,
     shown_forward,
     sizes,
-    twice,
 )
 
 from grading.checks import LONG_T, SHAPES, ZERO, loops, same, sequence_name
@@ -47,6 +46,20 @@ from lesson_steps import (
     transposed_3d,
     undefined_head_size,
 )
+
+
+def parameter_names(ex, gen, n_embd, head_size, block_size):
+    """A scenario: the dotted names of the head's trainable parameters (query.weight, key.bias…)."""
+    return [path for path, _, trains in ex.Head(n_embd, head_size, block_size).parameters()
+            if trains]
+
+
+def twice(ex, gen, B, T, n_embd, head_size, block_size):
+    """A scenario: forward's outputs for the same x, twice."""
+    inputs = draw(gen, B, T, n_embd, head_size)
+    head = build(ex, inputs, n_embd, head_size, block_size)
+    return head(inputs["x"]), head(inputs["x"])
+
 
 # The mistake space of the head: exercise 3's layers, exercise 4's scores, exercise 5's mask and
 # softmax, and what the weights multiply (exercise 2's weighted sum); the lesson's way first.

@@ -12,12 +12,12 @@ from grading.checks import (
     expect_tensor,
     fail,
     hidden,
+    named_gradients,
     public,
     raises,
     randn,
     same,
     set_linear,
-    vjp,
 )
 
 NAMES = ("q", "k", "v")
@@ -68,14 +68,8 @@ def learning(ex, gen, B, T, n_embd, head_size, checked=True):
     weights."""
     m, inputs = built(ex, gen, B, T, n_embd, head_size)
     grad_output = [randn(gen, B, T, head_size) for _ in NAMES]
-    reply = vjp(m, [inputs["x"]], wrt=[0], grad_output=grad_output,
-                parameters=[f"{name}.weight" for name in LAYERS], what="QKV.forward", checked=checked)
-    if not isinstance(reply, dict):
-        return {}
-    grads = reply.get("parameter_grads") if isinstance(reply.get("parameter_grads"), dict) else {}
-    x_grads = reply.get("input_grads")
-    return {"x": x_grads[0] if isinstance(x_grads, list) and x_grads else None,
-            **{f"self.{name}.weight": grads.get(f"{name}.weight") for name in LAYERS}}
+    return named_gradients(m, [inputs["x"]], ["x"], grad_output,
+                           [f"{name}.weight" for name in LAYERS], "QKV.forward", checked)
 
 
 def layer_shapes(ex, gen, n_embd, head_size):

@@ -13,10 +13,10 @@ from grading.checks import (
     expect_tensor,
     fail,
     hidden,
+    named_gradients,
     public,
     randn,
     shown_work,
-    vjp,
 )
 from grading.diagnosis import Picture
 from grading.i18n import Bi
@@ -56,11 +56,8 @@ def learning(ex, gen, B, T, head_size, checked=True):
     """The gradients of Σ grad_output · attention_scores(q, k) for q and for k, as training would
     send them back."""
     inputs = draw(gen, B, T, head_size)
-    reply = vjp(ex.attention_scores, [inputs["q"], inputs["k"]], wrt=[0, 1],
-                grad_output=randn(gen, B, T, T), what="attention_scores", checked=checked)
-    grads = reply.get("input_grads") if isinstance(reply, dict) else None
-    grads = grads if isinstance(grads, list) and len(grads) == 2 else [None, None]
-    return {"q": grads[0], "k": grads[1]}
+    return named_gradients(ex.attention_scores, [inputs["q"], inputs["k"]], ["q", "k"],
+                           randn(gen, B, T, T), what="attention_scores", checked=checked)
 
 
 def variance_scores(ex, gen):

@@ -1,7 +1,6 @@
 """Exercise 6 · one attention head (一个完整的注意力头): (B, T, n_embd) → (B, T, head_size)."""
 
 import torch
-import torch.nn as nn
 
 from grading.checks import (
     CLOSE,
@@ -22,6 +21,8 @@ from grading.checks import (
     expect_tensor,
     fail,
     hidden,
+    named_gradients,
+    perturbed_tokens,
     public,
     randn,
     row_gradients,
@@ -30,7 +31,6 @@ from grading.checks import (
     shown_work,
     trainable_shapes,
     upper_triangle,
-    vjp,
 )
 from grading.diagnosis import Picture, weights_of
 from grading.errors import CheckFailed, WorkerFailure
@@ -76,54 +76,13 @@ def inputs_after(ex, gen, B, T, n_embd, head_size, block_size):
     return sent, after
 
 
-def twice(ex, gen, B, T, n_embd, head_size, block_size):
-    """forward's outputs for the same x, twice."""
-    inputs = draw(gen, B, T, n_embd, head_size)
-    head = build(ex, inputs, n_embd, head_size, block_size)
-    return head(inputs["x"]), head(inputs["x"])
-
-
 def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_size):
-    """Through a plain embedding: outputs for idx, for idx with tokens after t redrawn (each t),
-    for idx with token t itself changed (each t), for idx once more (is forward repeatable?), and
-    for one more idx with the tokens after a random t redrawn, here and in a second worker (does
-    an output depend on earlier calls?). 2T+4 tensors of (B, T, head_size).
-    No token appears twice in one call (the vocabulary is made large enough): each call's x is
-    B·T distinct unit-Gaussian rows, as a fresh draw's is, so nothing in a call tells it from
-    the calls the other checks make."""
-    vocab_size = max(vocab_size, 4 * B * T)
+    """forward through a plain embedding, with the tokens after each t changed (2T+4 outputs of
+    (B, T, head_size): grading.checks.perturbed_tokens)."""
     inputs = draw(gen, B, T, n_embd, head_size)
-    head = Consistent(build(ex, inputs, n_embd, head_size, block_size),
-                      "Head.forward")  # one pure function
-    embedding = nn.Embedding(vocab_size, n_embd)
-    with torch.no_grad():
-        embedding.weight.copy_(randn(gen, vocab_size, n_embd))
-    ids = torch.randperm(vocab_size, generator=gen)
-    idx, unused = ids[:B * T].view(B, T), ids[B * T:]
-
-    def fresh(count):  # ids no position of idx holds, none twice
-        return unused[torch.randperm(len(unused), generator=gen)[:count]]
-
-    def after(t):  # idx with the tokens after t redrawn
-        changed = idx.clone()
-        changed[:, t + 1:] = fresh(B * (T - t - 1)).view(B, T - t - 1)
-        return changed
-
-    outs = []
-    with torch.no_grad():
-        outs.append(head(embedding(idx)))
-        for t in range(T):
-            outs.append(head(embedding(after(t))))
-        for t in range(T):
-            changed = idx.clone()
-            changed[:, t] = fresh(B)  # a different token at position t
-            outs.append(head(embedding(changed)))
-        outs.append(head(embedding(idx)))
-        # one of the changed calls again, in a second worker: what it gave above was its own
-        again = build(ex.elsewhere(), inputs, n_embd, head_size, block_size)
-        changed = after(int(torch.randint(0, T, (1,), generator=gen)))
-        outs += [head(embedding(changed)), again(embedding(changed))]
-    return outs
+    head = Consistent(build(ex, inputs, n_embd, head_size, block_size), "Head.forward")
+    again = build(ex.elsewhere(), inputs, n_embd, head_size, block_size)  # a second worker
+    return perturbed_tokens(head, again, gen, B, T, n_embd, vocab_size)
 
 
 def gradients(ex, gen, B, T, n_embd, head_size, block_size):
@@ -141,24 +100,12 @@ def learning(ex, gen, B, T, n_embd, head_size, block_size, checked=True):
     """What training would use: the gradients of a random loss for x and for the three weights."""
     inputs = draw(gen, B, T, n_embd, head_size)
     head = build(ex, inputs, n_embd, head_size, block_size)
-    reply = vjp(head, [inputs["x"]], wrt=[0], grad_output=randn(gen, B, T, head_size),
-                parameters=[f"{name}.weight" for name in WEIGHTS], what="Head.forward", checked=checked)
-    if not isinstance(reply, dict):
-        return {}
-    grads = reply.get("parameter_grads") if isinstance(reply.get("parameter_grads"), dict) else {}
-    x_grads = reply.get("input_grads")
-    return {"x": x_grads[0] if isinstance(x_grads, list) and x_grads else None,
-            **{f"self.{name}.weight": grads.get(f"{name}.weight") for name in WEIGHTS}}
+    return named_gradients(head, [inputs["x"]], ["x"], randn(gen, B, T, head_size),
+                           [f"{name}.weight" for name in WEIGHTS], "Head.forward", checked)
 
 
 def parameters(ex, gen, n_embd, head_size, block_size):
     return trainable_shapes(ex.Head(n_embd, head_size, block_size))
-
-
-def parameter_names(ex, gen, n_embd, head_size, block_size):
-    """The dotted names of the head's trainable parameters (query.weight, key.bias, …)."""
-    return [path for path, _, trains in ex.Head(n_embd, head_size, block_size).parameters()
-            if trains]
 
 
 def calls(ex, gen):
@@ -338,22 +285,16 @@ def test_matches_reference(compare):
 
 
 def weights_compared(compare):
-    """A second line for a mismatch (a Bi, or None): how the head's attention weights (the last
-    (T, T) matrix of its work, replayed from its record) compare with the solution's, for one
-    sequence of five."""
-    recorded = getattr(compare, "recorded", None)
-    if recorded is None:
+    """A second line for a mismatch (a Bi, or None): how the head's attention weights compare
+    with the solution's (weights_pair)."""
+    if getattr(compare, "recorded", None) is None:
         return None
-    shape = {**SHAPES[0], "B": 1}
     try:
-        (out, mine), (want, theirs) = recorded(shown_forward, **sizes(shape))
+        mine, theirs = weights_pair(compare) or (None, None)
     except (WorkerFailure, CheckFailed, TypeError, ValueError):  # no second line, then
         return None
-    T = shape["T"]
-    mine, theirs = weights_of(mine, out, T), weights_of(theirs, want, T)
-    if mine is None or theirs is None or not isinstance(out, torch.Tensor):
+    if theirs is None:
         return None
-    mine, theirs = mine.reshape(-1, T, T)[0].double(), theirs.reshape(-1, T, T)[0].double()
     if same(mine, theirs):
         return Bi("\n注意力权重（softmax 的输出）和参考答案的一样：差别在它之后，在值 v 或者乘上它的那一步",
                   "\nthe attention weights (softmax's output) match the reference's: the difference "
@@ -390,24 +331,28 @@ def test_gradients_match_reference(compare):
 PICTURE_SHAPE = {**SHAPES[0], "block_size": 11, "B": 1}  # the diagnosis's first draw, one sequence
 
 
-def picture(probe):
+def weights_pair(runner):
     """The head's attention weights (the last (T, T) matrix of its work, replayed from its
-    record) for one sequence of five, the learner's beside the solution's. Without the
-    solutions, the future's non-zero weights marked."""
-    shape = PICTURE_SHAPE
-    found = probe.recorded(shown_forward, **sizes(shape))
-    if found is None:
-        out, call = probe.submission(shown_forward, **sizes(shape))
-        mine = weights_of(call, out, shape["T"])
-        if mine is None:
-            return None
-        mine = mine.reshape(-1, shape["T"], shape["T"])[0].double()
-        return Picture(TITLE, mine, wrong=upper_triangle(mine) & (mine.abs() > ZERO))
-    (out, mine), (want, theirs) = found
-    mine, theirs = weights_of(mine, out, shape["T"]), weights_of(theirs, want, shape["T"])
-    if mine is None or theirs is None:
+    record) for one sequence of five: (the learner's, the solution's or None where the
+    solutions are absent); None where a record shows no such matrix."""
+    T, found = PICTURE_SHAPE["T"], runner.recorded(shown_forward, **sizes(PICTURE_SHAPE))
+    (out, call), (want, reference) = found or (runner.submission(shown_forward,
+                                                                 **sizes(PICTURE_SHAPE)), (0, 0))
+    mine, theirs = weights_of(call, out, T), found and weights_of(reference, want, T)
+    if mine is None or found is not None and theirs is None:
         return None
-    return Picture(TITLE, mine.reshape(-1, shape["T"], shape["T"])[0], theirs[0])
+    return mine.reshape(-1, T, T)[0].double(), found and theirs.reshape(-1, T, T)[0].double()
+
+
+def picture(probe):
+    """The head's attention weights, the learner's beside the solution's; without the
+    solutions, the future's non-zero weights marked."""
+    mine, theirs = weights_pair(probe) or (None, None)
+    if mine is None:
+        return None
+    if theirs is None:
+        return Picture(TITLE, mine, wrong=upper_triangle(mine) & (mine.abs() > ZERO))
+    return Picture(TITLE, mine, theirs)
 
 
 TITLE = Bi("Head 的注意力权重 weights[0]（T = 5）", "Head's attention weights[0] (T = 5)")

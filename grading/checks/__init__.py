@@ -34,6 +34,7 @@ from grading.checks.scenario import (
     SHAPES,
     draw_qkv,
     hidden,
+    perturbed_tokens,
     public,
     raises,
     randn,
@@ -49,20 +50,22 @@ from grading.checks.shown_work import (
     expect_calls_close,
     expect_no_loop,
     loops,
+    named_gradients,
     shown_work,
     vjp,
 )
 
 __all__ = [
     # scenario
-    "SHAPES", "draw_qkv", "hidden", "public", "raises", "randn", "returned_or_raised",
+    "SHAPES", "draw_qkv", "hidden", "perturbed_tokens", "public", "raises", "randn", "returned_or_raised",
     "set_embedding", "set_linear", "trainable_shapes",
     # expect, and the tolerances
     "CLOSE", "GRADIENT_CLOSE", "NO_GRADIENT", "SHOULD_BE", "ZERO", "expect_close", "expect_dtype",
     "expect_gradients", "expect_inputs_unchanged", "expect_repeatable", "expect_same_elsewhere", "expect_sequence",
     "expect_tensor", "fail", "same", "sequence_name", "upper_triangle",
     # shown_work
-    "LONG_T", "Consistent", "expect_built_yourself", "expect_calls_close", "expect_no_loop", "loops", "shown_work", "vjp",
+    "LONG_T", "Consistent", "expect_built_yourself", "expect_calls_close", "expect_no_loop", "loops",
+    "named_gradients", "shown_work", "vjp",
     # derivatives
     "expect_row_gradients", "row_gradients",
 ]

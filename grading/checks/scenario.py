@@ -7,6 +7,7 @@ perturbing them, every comparison happens in the judge, where the submission can
 """
 import pytest
 import torch
+import torch.nn as nn
 
 from grading.errors import Mismatch, WorkerFailure
 from grading.i18n import Bi
@@ -135,3 +136,38 @@ def returned_or_raised(call, *args):
         if failure.kind != "raised":
             raise
         return None, failure.error.get("type", "") or "Exception"
+
+
+def perturbed_tokens(module, again, gen, B, T, n_embd, vocab_size):
+    """Causality at the token level, as the lesson demands it: `module` (a Consistent) called
+    through a plain embedding drawn here, on idx, on idx with the tokens after t redrawn (each t),
+    on idx with token t itself changed (each t), on idx once more (is forward repeatable?), and on
+    one more idx with the tokens after a random t redrawn, by `module` and by `again` (the same
+    module built in a second worker: does an output depend on earlier calls?). 2T+4 outputs.
+    No token appears twice in one call (the vocabulary is made large enough): each call's x is
+    B·T distinct unit-Gaussian rows, as a fresh draw's is, so nothing in a call tells it from
+    the calls the other checks make."""
+    vocab_size = max(vocab_size, 4 * B * T)
+    embedding = nn.Embedding(vocab_size, n_embd)
+    with torch.no_grad():
+        embedding.weight.copy_(randn(gen, vocab_size, n_embd))
+    ids = torch.randperm(vocab_size, generator=gen)
+    idx, unused = ids[:B * T].view(B, T), ids[B * T:]
+
+    def fresh(count):  # ids no position of idx holds, none twice
+        return unused[torch.randperm(len(unused), generator=gen)[:count]]
+
+    def after(t):  # idx with the tokens after t redrawn
+        changed = idx.clone()
+        changed[:, t + 1:] = fresh(B * (T - t - 1)).view(B, T - t - 1)
+        return changed
+
+    def at(t):  # idx with a different token at position t
+        changed = idx.clone()
+        changed[:, t] = fresh(B)
+        return changed
+
+    with torch.no_grad():
+        outs = [module(embedding(x)) for x in [idx, *map(after, range(T)), *map(at, range(T)), idx]]
+        changed = after(int(torch.randint(0, T, (1,), generator=gen)))
+        return outs + [module(embedding(changed)), again(embedding(changed))]

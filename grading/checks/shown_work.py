@@ -251,6 +251,20 @@ class Consistent:
         return vjp(self.function, args, what=self.what, **kwargs)
 
 
+def named_gradients(function, args, names, grad_output, parameters=(), what="forward",
+                    checked=True):
+    """What training would send back, for expect_gradients: vjp for the first len(names)
+    arguments and the weights at `parameters` (attribute paths), as {name: its gradient, or None},
+    the weights named "self.<path>"."""
+    reply = vjp(function, args, wrt=list(range(len(names))), grad_output=grad_output,
+                parameters=list(parameters), what=what, checked=checked)
+    reply = reply if isinstance(reply, dict) else {}
+    inputs = reply.get("input_grads") if isinstance(reply.get("input_grads"), list) else []
+    weights = reply.get("parameter_grads") if isinstance(reply.get("parameter_grads"), dict) else {}
+    return {**{name: inputs[k] if k < len(inputs) else None for k, name in enumerate(names)},
+            **{f"self.{path}": weights.get(path) for path in parameters}}
+
+
 def vjp(function, args, wrt, grad_output, parameters=(), what="forward", checked=True):
     """The gradients a call sends back: {"output", "input_grads", "parameter_grads"} as the
     solution's (grading.worker.executor.Executor.vjp), for `wrt` (the arguments' positions) and
