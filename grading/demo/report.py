@@ -6,42 +6,13 @@ import torch
 from grading.errors import WorkerFailure
 from grading.i18n import Bi
 from grading.wire.ops import Op
-from grading.worker.training import (  # noqa: F401  (the corpus's facts: the report's, the tests')
-    ADVERBS,
+from grading.worker.training import (
     ANSWERS,
-    BATCH,
-    BLOCK_SIZE,
-    COLOURS,
-    CUES,
-    FIXED,
     FOLLOW_ONE,
-    FOODS,
-    HEAD_SIZE,
-    INDEX,
-    LR,
-    MAX_LENGTH,
-    N_EMBD,
-    NAMED,
-    PAD,
     STEPS,
-    SUBJECTS,
-    TIMES,
-    TRAIN,
     VALIDATION,
-    VOCAB,
-    Attention,
-    Averaging,
-    Bigram,
-    encode,
-    evaluate,
     floor_nats,
-    generate,
-    heatmap_sentence,
-    parse,
     right,
-    run,
-    sentences,
-    train,
 )
 
 

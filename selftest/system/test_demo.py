@@ -13,6 +13,7 @@ import torch
 
 from conftest import DEMO_SEED, early_folder, early_run, run_grader
 from grading.demo import report as demo
+from grading.worker import training
 
 SEED = 1337 if DEMO_SEED is None else DEMO_SEED  # the demo's default, unless SELFTEST_DEMO_SEED
 # The thresholds below come from measurement: the solutions trained with torch.set_num_threads(1)
@@ -42,7 +43,7 @@ def test_the_head_solves_what_averaging_cannot():
     done = early_run("demo solutions")  # --solutions --json demo.json
     assert done.returncode == 0, done.stdout + done.stderr
     got = figures("demo")
-    assert got["seed"] == SEED and got["chance"] == 1 / len(demo.ANSWERS) and got["warnings"] == []
+    assert got["seed"] == SEED and got["chance"] == 1 / len(training.ANSWERS) and got["warnings"] == []
     assert abs(got["floor"] - demo.floor_nats()) < 1e-9 and 0.4 < got["floor"] < 0.7
     head, averaging, bigram = (got["models"][name] for name in ("head", "averaging", "bigram"))
     assert head["accuracy"] >= HEAD_ACCURACY, got
@@ -53,8 +54,8 @@ def test_the_head_solves_what_averaging_cannot():
     # The cue's row: in most validation sentences its largest weight is on the character the cue
     # asks for; in the one shown, the report says where it is, whichever it is.
     heatmap = got["heatmap"]
-    assert heatmap["row"] in demo.CUES and heatmap["columns"][-1] == heatmap["row"]
-    asked = demo.FOODS if demo.CUES[heatmap["row"]] == "food" else demo.COLOURS
+    assert heatmap["row"] in training.CUES and heatmap["columns"][-1] == heatmap["row"]
+    asked = training.FOODS if training.CUES[heatmap["row"]] == "food" else training.COLOURS
     assert heatmap["match"] in asked and heatmap["columns"].count(heatmap["match"]) == 1
     weights = heatmap["weights"]
     assert len(weights) == len(heatmap["columns"]) and abs(sum(weights) - 1) < 1e-4
@@ -137,26 +138,26 @@ def test_the_json_path_is_checked_before_anything_runs(tmp_path):
 def test_every_sentence_reads_back_and_the_floor_is_its_entropy():
     """Every way of drawing a sentence gives a different text (so the floor, the entropy of the
     draws, is the text's), and each text parses back to its food, colour, cue and answer."""
-    kinds = [demo.FOODS, demo.COLOURS, ("food", "colour"), demo.CUES, demo.TIMES,
-             demo.SUBJECTS, demo.ADVERBS]
+    kinds = [training.FOODS, training.COLOURS, ("food", "colour"), training.CUES, training.TIMES,
+             training.SUBJECTS, training.ADVERBS]
     texts = set()
     for food, colour, first, cue, time, subject, adverb in itertools.product(*kinds):
         named = {"food": "一盘" + food, "colour": "满眼" + colour}
         order = [first, "colour" if first == "food" else "food"]
-        answer = demo.FOODS[food] if demo.CUES[cue] == "food" else demo.COLOURS[colour]
+        answer = training.FOODS[food] if training.CUES[cue] == "food" else training.COLOURS[colour]
         text = "和".join(named[k] for k in order) + f"，{time}{subject}{adverb}{cue}{answer}了。"
-        assert demo.parse(text) == (food, colour, cue, answer) and demo.right(text)
+        assert training.parse(text) == (food, colour, cue, answer) and demo.right(text)
         texts.add(text)
     draws = 1
     for kind in kinds:
         draws *= len(kind)
     assert len(texts) == draws
     # The floor: log(draws), less the first character's log 2 (the order), per predicted character.
-    drawn = demo.sentences(random.Random(0), 20000)
+    drawn = training.sentences(random.Random(0), 20000)
     predicted = sum(len(text) - 1 for text, _, _ in drawn) / len(drawn)
     floor = (math.log(draws) - math.log(2)) / predicted
     assert abs(floor - demo.floor_nats()) < 0.01
     for text, cue, match in drawn[:200]:
-        food, colour, said, answer = demo.parse(text)
+        food, colour, said, answer = training.parse(text)
         assert text[cue] == said and text[cue + 1] == answer
-        assert text[match] == (food if demo.CUES[said] == "food" else colour)
+        assert text[match] == (food if training.CUES[said] == "food" else colour)

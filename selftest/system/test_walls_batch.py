@@ -289,11 +289,7 @@ def big_files(known_dirs=None, also=()):
                 note(os.path.join(folder, name))
 
     for root in WATCHED:
-        try:
-            entries = list(os.scandir(root))
-        except OSError:
-            continue
-        for entry in entries:
+        for entry in _entries(root):
             try:
                 if entry.is_symlink():
                     continue
@@ -308,6 +304,13 @@ def big_files(known_dirs=None, also=()):
     for top in also:
         walk(top)
     return found, dirs
+
+
+def _entries(folder):
+    try:
+        return list(os.scandir(folder))
+    except OSError:
+        return []
 
 
 def remove_attack_files(paths):
@@ -349,6 +352,24 @@ def check_records(records):
             elif ex != exercise and result["score"] != result["max"]:
                 problems.append(f"{name}: {result['score']:g}/{result['max']:g} on {ex}, an "
                                 "exercise it does not attack")
+    return problems
+
+
+def left_behind(listeners, batch, limit):
+    """What outlived a run: messages the listeners received, processes (killed here)."""
+    problems = []
+    if listeners.received:
+        problems.append(f"the listeners were reached: {listeners.received[:10]}")
+    mentioning = processes_mentioning(str(batch))
+    in_cgroup = cgroup_pids(limit[1]) if limit[0] == "cgroup" else []
+    if mentioning or in_cgroup:
+        problems.append(f"processes outlived the run: {len(in_cgroup)} in its cgroup, "
+                        f"{len(mentioning)} naming the batch folder")
+    for pid in mentioning:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     return problems
 
 
@@ -401,18 +422,7 @@ def test_resource_attacks_are_walled_in_and_spare_the_batch(backend):
 
         time.sleep(1)  # what the run left behind, once it is over
         listeners.close()
-        if listeners.received:
-            problems.append(f"the listeners were reached: {listeners.received[:10]}")
-        mentioning = processes_mentioning(str(batch))
-        in_cgroup = cgroup_pids(limit[1]) if limit[0] == "cgroup" else []
-        if mentioning or in_cgroup:
-            problems.append(f"processes outlived the run: {len(in_cgroup)} in its cgroup, "
-                            f"{len(mentioning)} naming the batch folder")
-        for pid in mentioning:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        problems += left_behind(listeners, batch, limit)
         after, _ = big_files(known_dirs, also=[base])
         results = {str(base / "out.json"), str(base / "grades.csv")}  # the grader's, not leaks
         leftovers = {path: info for path, info in after.items()
