@@ -7,7 +7,6 @@ from grading.checks import (
     LONG_T,
     SHAPES,
     ZERO,
-    Consistent,
     draw_qkv,
     expect_built_yourself,
     expect_calls_close,
@@ -80,7 +79,7 @@ def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_s
     """forward through a plain embedding, with the tokens after each t changed (2T+4 outputs of
     (B, T, head_size): grading.checks.perturbed_tokens)."""
     inputs = draw(gen, B, T, n_embd, head_size)
-    head = Consistent(build(ex, inputs, n_embd, head_size, block_size), "Head.forward")
+    head = build(ex, inputs, n_embd, head_size, block_size)
     again = build(ex.elsewhere(), inputs, n_embd, head_size, block_size)  # a second worker
     return perturbed_tokens(head, again, gen, B, T, n_embd, vocab_size)
 
@@ -89,7 +88,7 @@ def gradients(ex, gen, B, T, n_embd, head_size, block_size):
     """Calls on fresh batches of B sequences; each sequence sends back the gradient of one row
     out[t], every t in turn (grading.checks.derivatives.row_gradients)."""
     inputs = draw(gen, B, T, n_embd, head_size)
-    head = Consistent(build(ex, inputs, n_embd, head_size, block_size), "Head.forward")
+    head = build(ex, inputs, n_embd, head_size, block_size)
 
     def after(t):  # (T, n_embd): the positions after t
         return (torch.arange(T) > t)[:, None].expand(T, n_embd)

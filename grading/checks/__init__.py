@@ -6,7 +6,7 @@ is one they may use).
 - expect: checks on returned values (expect_tensor, expect_close, …), `fail`, and the named
   tolerances (CLOSE, ZERO, NO_GRADIENT, GRADIENT_CLOSE);
 - shown_work: the worker's record of a call, replayed here, for the how-checks alone (no loop,
-  built yourself); the gradients a call sends back (vjp), Consistent;
+  built yourself); the gradients a call sends back (vjp);
 - derivatives: gradients checked against finite differences.
 The causes a failing exercise's outputs point to are grading.diagnosis's.
 """
@@ -45,7 +45,6 @@ from grading.checks.scenario import (
 )
 from grading.checks.shown_work import (
     LONG_T,
-    Consistent,
     expect_built_yourself,
     expect_calls_close,
     expect_no_loop,
@@ -64,7 +63,7 @@ __all__ = [
     "expect_gradients", "expect_inputs_unchanged", "expect_repeatable", "expect_same_elsewhere", "expect_sequence",
     "expect_tensor", "fail", "same", "sequence_name", "upper_triangle",
     # shown_work
-    "LONG_T", "Consistent", "expect_built_yourself", "expect_calls_close", "expect_no_loop", "loops",
+    "LONG_T", "expect_built_yourself", "expect_calls_close", "expect_no_loop", "loops",
     "named_gradients", "shown_work", "vjp",
     # derivatives
     "expect_row_gradients", "row_gradients",

@@ -139,7 +139,7 @@ def returned_or_raised(call, *args):
 
 
 def perturbed_tokens(module, again, gen, B, T, n_embd, vocab_size):
-    """Causality at the token level, as the lesson demands it: `module` (a Consistent) called
+    """Causality at the token level, as the lesson demands it: `module` called
     through a plain embedding drawn here, on idx, on idx with the tokens after t redrawn (each t),
     on idx with token t itself changed (each t), on idx once more (is forward repeatable?), and on
     one more idx with the tokens after a random t redrawn, by `module` and by `again` (the same

@@ -235,22 +235,6 @@ def expect_built_yourself(shown, what):
     verified(shown, what)
 
 
-class Consistent:
-    """Scenario side: a function of the learner's (or an object of theirs) for checks that combine
-    many calls (causality at every t, derivatives). Its calls are plain calls, and what they
-    return decides; see grading.judge.fresh for what keeps state from one call to the next
-    from making a property hold that the code lacks."""
-
-    def __init__(self, function, what):
-        self.function, self.what = function, what
-
-    def __call__(self, *args):
-        return self.function(*args)
-
-    def vjp(self, args, **kwargs):
-        return vjp(self.function, args, what=self.what, **kwargs)
-
-
 def named_gradients(function, args, names, grad_output, parameters=(), what="forward",
                     checked=True):
     """What training would send back, for expect_gradients: vjp for the first len(names)

@@ -1,6 +1,6 @@
 """The judge's replay of a worker's record: verify how a call computes, don't guess it.
 
-A worker shows the work of one call as data (grading.worker.executor.Executor.trace): each aten operation
+A worker shows the work of one call as data (grading.worker.executor.Executor.record): each aten operation
 it reached, in order, with its arguments as references to the call's inputs, to earlier results,
 to the object's tensors at attribute paths the judge names, or constants. Nothing in a record is
 trusted. The judge runs it itself, on inputs of its own:

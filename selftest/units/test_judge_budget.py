@@ -38,7 +38,7 @@ def test_a_dozen_big_files_cost_the_judge_a_bounded_read(tmp_path, monkeypatch):
 
 
 def test_a_judge_under_its_memory_limit_fails_to_allocate_past_it():
-    """The limit a batch judge puts on itself (grading/batch.limit_judge_memory): past it, an
+    """The limit a batch judge puts on itself (grading/commands/batch.limit_judge_memory): past it, an
     allocation fails in that process, which the batch then replaces."""
     if not sys.platform.startswith("linux"):
         pytest.skip("RLIMIT_AS is Linux's here")
