@@ -327,7 +327,3 @@ def agree(claimed, numeric):
     """A gradient's directional derivative and central differences of float32 forward calls:
     the tolerance of grading.checks.derivatives, measured on the fair fixtures."""
     return math.isfinite(claimed) and abs(numeric - claimed) <= 2e-2 + 2e-2 * abs(numeric)
-
-
-def shapes_of(args):
-    return tuple(tuple(a.shape) if isinstance(a, torch.Tensor) else repr(a) for a in args)
