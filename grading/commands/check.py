@@ -7,7 +7,7 @@ after the banner, and stops: the rest would only fail because of it. Then selfte
 the untouched stubs fail every graded test, both trees expose the fixed API and are identical
 outside the bodies, every stub has its TODO, every fixture (known mistakes with their diagnoses,
 fair variants, broken code, attacks beside their honest twins) is graded as expected. That is what
-a change to solutions/ or tests/ can break, and it takes about two minutes. With full=True
+a change to solutions/ or tests/ can break, and it takes one to two minutes. With full=True
 (`--check --full`, as CI runs it) also the grader's own machinery: the kernel walls and resource
 attacks, every fixture graded a second time by the portable backend, the command line, the demo,
 the CI step and the Gradescope autograder. The last line is pytest's summary.

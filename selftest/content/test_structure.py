@@ -142,6 +142,19 @@ def test_the_selftest_loads_for_each_exercise_alone(exercise):
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+def test_units_read_the_whole_catalogue():
+    """`--check N` keeps exercise N's mistakes in fixtures.MISTAKES; a unit or content test that
+    reads it finds none of another exercise's (test_the_catalogued_loops asserted ex2's and ex6's
+    loops and failed under --check 1, 3, 4 and 5). They read fixtures.ALL_MISTAKES."""
+    readers = []
+    for path in sorted((ROOT / "selftest").glob("[uc][no]*/test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "fixtures" \
+                    and any(alias.name == "MISTAKES" for alias in node.names):
+                readers.append(str(path.relative_to(ROOT)))
+    assert not readers, readers
+
+
 @pytest.mark.skipif(not __import__("shutil").which("shellcheck"), reason="no shellcheck here")
 def test_the_shell_scripts_are_clean_for_shellcheck():
     """Issue 37: grade.sh's `cd` without `|| exit` (SC2164); the guide says the scripts are clean."""
