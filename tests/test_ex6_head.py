@@ -191,7 +191,7 @@ def test_jacobian(submission):
 def test_first_position_sees_itself(submission):
     """position 0 sees only itself, so its output is its own value vector
     位置 0 只能看见自己，所以它的输出就是它自己的值向量"""
-    for shape in SHAPES:
+    for shape in SHAPES + [LONG]:
         out = checked(submission(forward, **sizes(shape)), shape)
         inputs = submission.inputs(draw, **{k: shape[k] for k in ("B", "T", "n_embd", "head_size")})
         value_0 = inputs["x"][:, 0].double() @ inputs["value"].double().T  # (B, head_size)
@@ -266,7 +266,7 @@ def test_built_yourself(submission):
 def test_inputs_unchanged(submission):
     """forward leaves x as it was: no in-place operation on its input
     forward 不改动传进来的 x：不对输入做原地运算"""
-    for shape in SHAPES:
+    for shape in SHAPES + [LONG]:
         sent, after = submission(inputs_after, **sizes(shape))
         expect_inputs_unchanged(sent, after, "forward(x)", ("x",))
 

@@ -74,9 +74,8 @@ class Channel:
     def set_weight(self, handle, path, tensor):
         self.weights.setdefault(handle, {})[path] = tensor.detach().clone()
 
-    def call_of(self, target, args, reply, grad=None):
-        """The Call of a reply {"output", "record"} to a call on `args` (the judge's); `grad`:
-        the arguments that required a gradient, None when autograd was off."""
+    def call_of(self, target, args, reply):
+        """The Call of a reply {"output", "record"} to a call on `args` (the judge's)."""
         handle = target.get("handle")
         return Call(shown=reply.get("record"), output=reply.get("output"),
                     args=[a.clone() if isinstance(a, torch.Tensor) else a for a in args],
@@ -107,6 +106,17 @@ class WorkerChannel(Channel):
                 "the process running your code had ended (see the check before), and the "
                 "objects it held with it"))
         return self.worker.request(message)
+
+
+# A call of the learner's runs as in training and as in evaluation, and the two must agree.
+MODES_DIFFER = Bi(
+    "同一次调用，开着 autograd（像训练时）和在 torch.no_grad() 之下（像评估、生成时）给出了不同的值："
+    "代码里有什么取决于 torch.is_grad_enabled()、x.requires_grad 或 x.grad_fn，或者读了没有初始化的内存"
+    "（torch.empty）。两种情况下都要算出同样的结果",
+    "the same call gave other values with autograd on (as in training) than under "
+    "torch.no_grad() (as in evaluation and generation): something in the code depends on "
+    "torch.is_grad_enabled(), x.requires_grad or x.grad_fn, or reads memory never written "
+    "(torch.empty). The result must be the same in both")
 
 
 class LocalChannel(Channel):
@@ -192,24 +202,26 @@ class Remote:
                                              "frames": []})
         return self._wrap(value)
 
-    def _call(self, args, kwargs, grad=None):
+    def _call(self, args, kwargs):
         """(the reply: {"output", "record", "args"}, the call's Call: None for the solution's,
         whose record no check reads)."""
-        fields = {"grad": list(grad)} if grad is not None else {}
+        fields = {}
         if not self._channel.trusted:
             fields["seed"] = self._channel.call_seed()
         reply = self._request(Op.CALL, target=self._target, args=arguments(args), kwargs=kwargs,
                               **fields)
+        if reply.get("modes_differ") is True:  # grading.worker.executor.Executor.call
+            raise WorkerFailure("raised", MODES_DIFFER, error={
+                "type": "ModesDiffer", "message": MODES_DIFFER.en, "frames": []})
         made = "name" in self._target and self._target["name"][:1].isupper() \
             and "method" not in self._target  # a class of the exercise's API: a constructor
         call = None if self._channel.trusted or made \
-            else self._channel.call_of(self._target, args, reply, grad)
+            else self._channel.call_of(self._target, args, reply)
         return reply, call
 
-    def shown(self, *args, grad=None):
-        """(what the call returned, its Call, to verify: see grading.checks.shown_work). `grad`:
-        the arguments that require a gradient, a list (the call then runs with autograd on)."""
-        reply, call = self._call(args, {}, grad)
+    def shown(self, *args):
+        """(what the call returned, its Call, to verify: see grading.checks.shown_work)."""
+        reply, call = self._call(args, {})
         return self._wrap(reply["output"]), call
 
     def call_inputs(self, *args):

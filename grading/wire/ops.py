@@ -67,8 +67,10 @@ def reply_problem(op, value, sent=None):
     elif op == Op.CALL:  # the output is whatever the learner's code returns; the record is
         # checked by grading.judge.replay, which trusts none of it
         import torch  # here only: the worker side's wire is imported before torch
-        ok = isinstance(value, dict) and set(value) == {"output", "record", "args", "written"} \
+        ok = isinstance(value, dict) \
+            and set(value) == {"output", "record", "args", "written", "modes_differ"} \
             and isinstance(value["record"], (dict, type(None))) \
+            and type(value["modes_differ"]) is bool \
             and isinstance(value["args"], list) \
             and (sent is None or len(value["args"]) == sent) \
             and all(a is None or type(a) is torch.Tensor for a in value["args"]) \

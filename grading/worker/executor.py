@@ -44,7 +44,8 @@ class Executor:
     on the solution, so that both answer the same requests in the same way.
 
     Objects that the judge constructs stay here, by handle number; values go back as they are.
-    Calls run under torch.no_grad(), as in evaluation; only `vjp` records gradients."""
+    The learner's calls run as in training and as in evaluation, and must agree (Executor.call);
+    `vjp` takes gradients. Constructors, and the solution's calls, run under torch.no_grad()."""
 
     def __init__(self, module, records=True):
         """records False: the judge's executor for the solution, whose calls need no record."""
@@ -91,35 +92,48 @@ class Executor:
         """{"output": what the call returned, "record": its record (see record), or None for a
         constructor, "args": each tensor argument as the call left it (None for the others)}.
         Every call is the same request whatever the judge checks with it: the judge sees from
-        "args" (and "written") whether the call changed its inputs in place. Calls run under torch.no_grad(), as
-        in evaluation; request["grad"] lists the arguments that require a gradient, and the call
-        then runs with autograd on, as in training."""
+        "args" (and "written") whether the call changed its inputs in place. A call of the
+        learner's is made twice: as in training (autograd on, every floating-point argument the
+        result of an operation that requires a gradient, as a vector-Jacobian product's are),
+        then as in evaluation (torch.no_grad(), the judge's inputs as they came, recorded), whose
+        output is the reply's. The two must agree ("modes_differ"): no value a check reads comes
+        from a kind of call that code could tell apart from another and answer otherwise."""
         target = self._target(request["target"])
         args = self._arguments(request)
         kwargs = request.get("kwargs", {})
-        versions = [a._version if isinstance(a, torch.Tensor) else None for a in args]
         if isinstance(target, type):  # a constructor: nothing to verify; its random
             # initialisation (a layer the judge does not set) drawn alike in every worker, the
             # second one included, and the worker's own random numbers left as they were
             with torch.no_grad(), _seeded(CONSTRUCTED_SEED):
-                reply = {"output": self._result(target, target(*args, **kwargs)), "record": None}
-        elif not self.records:  # the solution's, in the judge
+                return self._sent_back({"output": self._result(target, target(*args, **kwargs)),
+                                        "record": None}, args, _versions(args))
+        if not self.records:  # the solution's, in the judge
             with torch.no_grad():
-                reply = {"output": self._result(target, target(*args, **kwargs)), "record": None}
-        else:
-            grad = request.get("grad")  # None: autograd off
-            for i in grad or []:  # as inside a model: results of an operation, not leaves
-                args[i] = args[i].detach().clone().requires_grad_(True) * 1
-                versions[i] = args[i]._version
-            seed = request.get("seed")  # the call's random numbers: the judge's to choose
+                return self._sent_back({"output": self._result(target, target(*args, **kwargs)),
+                                        "record": None}, args, _versions(args))
+        seed = request.get("seed")  # the call's random numbers: the judge's to choose
+        handle = request["target"].get("handle")
+        try:
             with _seeded(seed) if type(seed) is int else contextlib.nullcontext():
-                returned, record = self.record(target, args, kwargs,
-                                               request["target"].get("handle"),
-                                               grad=grad is not None)
-            reply = {"output": self._result(target, _detached(returned)), "record": record}
-        # args: the very objects the call got; written: whether an in-place operation wrote
-        # into each (its version counter moved), even one that left its values as they were
-        return {**reply, "args": [a.detach() if isinstance(a, torch.Tensor) else None
+                trained = _detached(self.record(target, as_in_training(args), kwargs, handle,
+                                                training=True)[0])
+        except Exception:  # noqa: BLE001  (x.numpy(), copy.deepcopy of an input: code that
+            trained = None  # cannot run in training loses the gradients' points, there)
+        versions = _versions(args)
+        with _seeded(seed) if type(seed) is int else contextlib.nullcontext():
+            returned, record = self.record(target, args, kwargs, handle)
+        returned = _detached(returned)
+        return self._sent_back({"output": self._result(target, returned), "record": record,
+                                "modes_differ": trained is not None
+                                and not _agree(trained, returned)}, args, versions)
+
+    @staticmethod
+    def _sent_back(reply, args, versions):
+        """The reply, with args: the very objects the call got; written: whether an in-place
+        operation wrote into each (its version counter moved), even one that left its values as
+        they were."""
+        return {"modes_differ": False, **reply,  # (the judge says so: grading.judge.remote)
+                "args": [a.detach() if isinstance(a, torch.Tensor) else None
                                   for a in args],
                 "written": [isinstance(a, torch.Tensor) and a._version != v
                             for a, v in zip(args, versions)]}
@@ -169,7 +183,7 @@ class Executor:
         target = self._target(request["target"])
         args = self._arguments(request)
         leaves = {i: args[i].detach().clone().requires_grad_(True) for i in request["wrt"]}
-        args = [leaves[i] * 1 if i in leaves else a for i, a in enumerate(args)]
+        args = as_in_training(args, leaves)
         owner = self.objects[request["target"]["handle"]] if "handle" in request["target"] \
             else None
         named = []  # (path, tensor) of the parameters named by the judge's attribute paths
@@ -203,7 +217,7 @@ class Executor:
                 named[id(found)] = path
         return named
 
-    def record(self, target, args, kwargs, handle=None, grad=False):
+    def record(self, target, args, kwargs, handle=None, training=False):
         """Run one call and show its work: (what it returned, its record). The record holds every
         aten operation the call reached, below autograd, in order, as data, with whether
         the line of the submission's code that reached it (see grading.wire.record):
@@ -216,7 +230,7 @@ class Executor:
         shown = _Recording(args, self._set_tensors(handle) if handle is not None else {},
                            self.folder)
         ready_made = []  # the ready-made attention functions the call reached, by name
-        with (torch.enable_grad() if grad else torch.no_grad()), \
+        with torch.enable_grad() if training else torch.no_grad(), \
                 (calls_mode(ready_made) if _NAMES_HIDDEN else contextlib.nullcontext()), \
                 recorder_mode(shown.dispatch):
             returned = target(*args, **kwargs)
@@ -241,6 +255,7 @@ class _Recording:
             self.known.setdefault(number, {"param": path})
         self.held = [0]  # entries of the constants shown so far (CONST_TOTAL at most)
         self.ops, self.truncated = [], False
+        self.outside = False  # a constant too large to show is among the references
 
     def ref(self, value):  # (the hot path of every call: plain values and tensors first)
         kind = type(value)
@@ -253,6 +268,7 @@ class _Recording:
             if found is None:  # a tensor no operation of the call made: a constant
                 self.alive.append(value)
                 found = self.known[id(value)] = _constant(value, self.held)
+                self.outside = self.outside or "outside" in found
             return found
         if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
             return {type(value).__name__: str(value).removeprefix("torch.")}
@@ -265,9 +281,14 @@ class _Recording:
                                                  operator_name(str(func)) in UNINITIALISED, func)
         recording = len(self.ops) < MAX_RECORD
         if recording:
-            self.ops.append([named[0], self.ref(args),
-                             {k: self.ref(v) for k, v in kwargs.items()} if kwargs else {},
-                             self.where()])
+            refs = [self.ref(args), {k: self.ref(v) for k, v in kwargs.items()} if kwargs else {}]
+            if self.outside and _of_outside_alone(refs):
+                # an operation on a constant too large to show (a mask built once for 1024
+                # positions) and nothing else: its result is a constant, shown by value where
+                # it is small enough (that mask sliced to [:T, :T]), when an operation uses it
+                recording = False
+            else:
+                self.ops.append([named[0], *refs, self.where()])
         else:
             self.truncated = True
         result = func(*args, **kwargs)
@@ -299,6 +320,20 @@ class _Recording:
             if isinstance(value, torch.Tensor):
                 self.alive.append(value)
                 self.known[id(value)] = {"out": [number, j]}
+
+
+def _of_outside_alone(refs):
+    """Whether references reach a constant too large to show and nothing else but constants:
+    no input, no result of an operation, no weight the judge set."""
+    kinds = set()
+    stack = [refs]
+    while stack:
+        ref = stack.pop()
+        if isinstance(ref, dict):
+            kinds.update(ref)
+        elif isinstance(ref, (list, tuple)):
+            stack.extend(ref)
+    return "outside" in kinds and not kinds & {"in", "out", "param"}
 
 
 def _constant(value, held):
@@ -361,6 +396,35 @@ def _seeded(seed):
         yield
     finally:
         generator.set_state(state)
+
+
+def _agree(a, b):
+    """The same values, as far as rounding goes (matmul folds its operands otherwise when one
+    requires a gradient), in the same structure; what is not a tensor is not compared."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) \
+            and a.shape == b.shape and a.dtype == b.dtype \
+            and (not a.is_floating_point() and torch.equal(a, b)
+                 or a.is_floating_point() and torch.allclose(a, b, rtol=1e-5, atol=1e-6,
+                                                              equal_nan=True))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_agree(x, y) for x, y in zip(a, b))
+    return True
+
+
+def as_in_training(args, leaves=None):
+    """The call's arguments as inside a model being trained: each floating-point tensor the
+    result of an operation on a leaf that requires a gradient (`leaves`: {position: the leaf},
+    those whose gradients a vector-Jacobian product wants); every other tensor a copy, so that
+    the judge's inputs stay as they came for the call as in evaluation (Executor.call)."""
+    leaves = leaves or {}
+    return [(leaves[i] if i in leaves else a.detach().clone().requires_grad_(True)) * 1
+            if isinstance(a, torch.Tensor) and (a.is_floating_point() or a.is_complex())
+            else a.clone() if isinstance(a, torch.Tensor) else a for i, a in enumerate(args)]
+
+
+def _versions(args):
+    return [a._version if isinstance(a, torch.Tensor) else None for a in args]
 
 
 def _detached(value):

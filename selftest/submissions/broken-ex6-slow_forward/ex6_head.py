@@ -1,6 +1,6 @@
-"""Broken: every forward takes 1.5 s, just under the 2 s limit of one call that the self-test grades
-with (5 s by default): the exercise's time budget of 8 s must stop it, or ex6's ~60 calls would take
-90 s."""
+"""Broken: every forward takes 0.8 s, a call (made as in training and as in evaluation) 1.6 s, just
+under the 2 s limit of one call that the self-test grades with (5 s by default): the exercise's
+time budget of 8 s must stop it, or ex6's ~60 calls would take 96 s."""
 import time
 
 import torch.nn as nn
@@ -14,5 +14,5 @@ class Head(nn.Module):
         self.value = nn.Linear(n_embd, head_size, bias=False)
 
     def forward(self, x):
-        time.sleep(1.5)
+        time.sleep(0.8)
         return self.value(x)  # the right shape; the values do not matter
