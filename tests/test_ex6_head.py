@@ -76,8 +76,8 @@ def inputs_after(ex, gen, B, T, n_embd, head_size, block_size):
 
 
 def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_size):
-    """forward through a plain embedding, with the tokens after each t changed (2T+4 outputs of
-    (B, T, head_size): grading.checks.perturbed_tokens)."""
+    """forward through a plain embedding, with the tokens after each t changed: (the positions t,
+    2·len + 4 outputs of (B, T, head_size)): grading.checks.perturbed_tokens."""
     inputs = draw(gen, B, T, n_embd, head_size)
     head = build(ex, inputs, n_embd, head_size, block_size)
     again = build(ex.elsewhere(), inputs, n_embd, head_size, block_size)  # a second worker
@@ -139,16 +139,17 @@ def test_shape(submission):
 def test_causal_for_every_token(submission):
     """changing the tokens after t never changes the outputs up to t, for every t
     对每个 t：改动 t 之后的字，永远不会改变 t 及之前的输出"""
-    for shape in SHAPES:
-        T = shape["T"]
-        outs = submission(tokens_after_t_changed, vocab_size=shape["vocab_size"], **sizes(shape))
-        if not isinstance(outs, list) or len(outs) != 2 * T + 4:
+    for shape in SHAPES + [LONG]:
+        ts, outs = submission(tokens_after_t_changed, vocab_size=shape["vocab_size"],
+                              **sizes(shape))
+        n = len(ts)
+        if not isinstance(outs, list) or len(outs) != 2 * n + 4:
             fail("forward 没有在每次调用时返回一个张量", "forward did not return one tensor per call")
         first = checked(outs[0], shape)
-        expect_repeatable(first, checked(outs[2 * T + 1], shape), "forward")
+        expect_repeatable(first, checked(outs[2 * n + 1], shape), "forward")
         expect_same_elsewhere(checked(outs[-2], shape), checked(outs[-1], shape), "forward")
-        for t in range(T):
-            diff = (checked(outs[1 + t], shape)[:, :t + 1] - first[:, :t + 1]).abs()
+        for i, t in enumerate(ts):
+            diff = (checked(outs[1 + i], shape)[:, :t + 1] - first[:, :t + 1]).abs()
             if diff.max() > CLOSE:
                 s = int(diff.amax(dim=(0, 2)).argmax())
                 fail(f"改动位置 {t} 之后的字，改变了位置 {s} 的输出：这个注意力头让未来漏了进来。"
@@ -158,8 +159,8 @@ def test_causal_for_every_token(submission):
                      f"{s}: the head lets the future in. Three places to look: before softmax, "
                      "the future's scores become −∞ (tril sliced to [:T, :T], filled where "
                      "tril == 0); the softmax runs along each row (dim=-1); then weights @ v")
-        for t in range(T):
-            if (checked(outs[1 + T + t], shape)[:, t] - first[:, t]).abs().max() <= ZERO:
+        for i, t in enumerate(ts):
+            if (checked(outs[1 + n + i], shape)[:, t] - first[:, t]).abs().max() <= ZERO:
                 fail(f"改动位置 {t} 的字，位置 {t} 的输出却没有变：每个位置都要关注它自己，并对值向量加权求和",
                      f"changing the token at position {t} did not change the output at {t}: "
                      "each position must attend to itself and weight the values")
@@ -169,7 +170,7 @@ def test_causal_for_every_token(submission):
 def test_jacobian(submission):
     """∂out[t] / ∂x[s] ≈ 0 whenever s is after t
     s 在 t 之后时，∂out[t] / ∂x[s] ≈ 0"""
-    shape = SHAPES[0]
+    shape = SHAPES[0]  # (alone: a call per row at the long T costs a loop its time)
     B, T, H = shape["B"], shape["T"], shape["head_size"]
     grad = expect_row_gradients(submission(gradients, **sizes(shape)), "Head.forward",
                                 "forward(x)", (B, T, H), OUT_NAMES)  # (T rows, T, n_embd)
@@ -181,7 +182,7 @@ def test_jacobian(submission):
              f"out[{t}] has a derivative of {leak[t, s]:.3g} with respect to x[{s}], which comes "
              "after it: the future leaks into the past")
     if leak[~future].min() <= ZERO:
-        t, s = (leak == leak[~future].min()).nonzero()[0].tolist()
+        t, s = ((leak == leak[~future].min()) & ~future).nonzero()[0].tolist()
         fail(f"out[{t}] 对 x[{s}] 的导数为 0，而位置 {s} 不在它之后：每个位置都要看到它自己和它之前的字",
              f"out[{t}] has no derivative with respect to x[{s}], though position {s} is not "
              "after it: each position must see itself and what came before it")
@@ -320,7 +321,7 @@ def weights_compared(compare):
 def test_gradients_match_reference(compare):
     """a loss's gradients for x and for the query, key and value weights match the reference's
     损失对 x 以及 query、key、value 权重的梯度与参考答案一致"""
-    for k, shape in enumerate(SHAPES[:2]):
+    for k, shape in enumerate(SHAPES[:2] + [LONG]):  # (the long T too: every size alike)
         got, want = compare(learning, checked=k == 0, **sizes(shape))
         expect_gradients(got, want)
 

@@ -35,6 +35,7 @@ from grading.checks.scenario import (
     draw_qkv,
     hidden,
     perturbed_tokens,
+    positions,
     public,
     raises,
     randn,
@@ -56,7 +57,7 @@ from grading.checks.shown_work import (
 
 __all__ = [
     # scenario
-    "SHAPES", "draw_qkv", "hidden", "perturbed_tokens", "public", "raises", "randn", "returned_or_raised",
+    "SHAPES", "draw_qkv", "hidden", "perturbed_tokens", "positions", "public", "raises", "randn", "returned_or_raised",
     "set_embedding", "set_linear", "trainable_shapes",
     # expect, and the tolerances
     "CLOSE", "GRADIENT_CLOSE", "NO_GRADIENT", "SHOULD_BE", "ZERO", "expect_close", "expect_dtype",

@@ -23,6 +23,21 @@ SHAPES = [
 ]
 
 
+# A causality check changes the future of every position of a short sequence (up to
+# MOST_POSITIONS); of a long one, of LONG_SAMPLE positions drawn afresh (a few: a loop over
+# positions, slow but right, must stay well within its time).
+MOST_POSITIONS, LONG_SAMPLE = 16, 2
+
+
+def positions(gen, T):
+    """The positions t whose future a causality check changes, in order: every one up to
+    MOST_POSITIONS; beyond, LONG_SAMPLE of them, each with a future. Calls at the long T are
+    graded like the others: code cannot be causal where the sequences are short alone."""
+    if T <= MOST_POSITIONS:
+        return list(range(T))
+    return sorted(torch.randperm(T - 1, generator=gen)[:LONG_SAMPLE].tolist())
+
+
 def public(points, after=()):
     """A public case: a property the lesson states, checkable without the solution.
     `after` names tests of the same file that must pass first: a quality (no loop, no shortcut)
@@ -140,10 +155,11 @@ def returned_or_raised(call, *args):
 
 def perturbed_tokens(module, again, gen, B, T, n_embd, vocab_size):
     """Causality at the token level, as the lesson demands it: `module` called
-    through a plain embedding drawn here, on idx, on idx with the tokens after t redrawn (each t),
-    on idx with token t itself changed (each t), on idx once more (is forward repeatable?), and on
-    one more idx with the tokens after a random t redrawn, by `module` and by `again` (the same
-    module built in a second worker: does an output depend on earlier calls?). 2T+4 outputs.
+    through a plain embedding drawn here, on idx, on idx with the tokens after t redrawn (each t
+    of positions(gen, T)), on idx with token t itself changed (each t), on idx once more (is
+    forward repeatable?), and on one more idx with the tokens after a random t redrawn, by
+    `module` and by `again` (the same module built in a second worker: does an output depend on
+    earlier calls?). (the positions, their 2·len + 4 outputs).
     No token appears twice in one call (the vocabulary is made large enough): each call's x is
     B·T distinct unit-Gaussian rows, as a fresh draw's is, so nothing in a call tells it from
     the calls the other checks make."""
@@ -167,7 +183,8 @@ def perturbed_tokens(module, again, gen, B, T, n_embd, vocab_size):
         changed[:, t] = fresh(B)
         return changed
 
+    ts = positions(gen, T)
     with torch.no_grad():
-        outs = [module(embedding(x)) for x in [idx, *map(after, range(T)), *map(at, range(T)), idx]]
+        outs = [module(embedding(x)) for x in [idx, *map(after, ts), *map(at, ts), idx]]
         changed = after(int(torch.randint(0, T, (1,), generator=gen)))
-        return outs + [module(embedding(changed)), again(embedding(changed))]
+        return ts, outs + [module(embedding(changed)), again(embedding(changed))]

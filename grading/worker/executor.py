@@ -114,9 +114,9 @@ class Executor:
         seed = request.get("seed")  # the call's random numbers: the judge's to choose
         handle = request["target"].get("handle")
         try:
-            with _seeded(seed) if type(seed) is int else contextlib.nullcontext():
-                trained = _detached(self.record(target, as_in_training(args), kwargs, handle,
-                                                training=True)[0])
+            with _seeded(seed) if type(seed) is int else contextlib.nullcontext(), \
+                    torch.enable_grad():  # (not recorded: a record costs time)
+                trained = _detached(target(*as_in_training(args), **kwargs))
         except Exception:  # noqa: BLE001  (x.numpy(), copy.deepcopy of an input: code that
             trained = None  # cannot run in training loses the gradients' points, there)
         versions = _versions(args)
@@ -217,7 +217,7 @@ class Executor:
                 named[id(found)] = path
         return named
 
-    def record(self, target, args, kwargs, handle=None, training=False):
+    def record(self, target, args, kwargs, handle=None):
         """Run one call and show its work: (what it returned, its record). The record holds every
         aten operation the call reached, below autograd, in order, as data, with whether
         the line of the submission's code that reached it (see grading.wire.record):
@@ -230,7 +230,7 @@ class Executor:
         shown = _Recording(args, self._set_tensors(handle) if handle is not None else {},
                            self.folder)
         ready_made = []  # the ready-made attention functions the call reached, by name
-        with torch.enable_grad() if training else torch.no_grad(), \
+        with torch.no_grad(), \
                 (calls_mode(ready_made) if _NAMES_HIDDEN else contextlib.nullcontext()), \
                 recorder_mode(shown.dispatch):
             returned = target(*args, **kwargs)
@@ -275,10 +275,7 @@ class _Recording:
         return {"opaque": type(value).__name__}
 
     def dispatch(self, func, args, kwargs):  # each aten operation the call reaches (_modes)
-        named = _OPERATOR_NAMES.get(id(func))  # (by identity: an overload's hash builds its name)
-        if named is None:
-            named = _OPERATOR_NAMES[id(func)] = (str(func),
-                                                 operator_name(str(func)) in UNINITIALISED, func)
+        named = _named(func)
         recording = len(self.ops) < MAX_RECORD
         if recording:
             refs = [self.ref(args), {k: self.ref(v) for k, v in kwargs.items()} if kwargs else {}]
@@ -320,6 +317,16 @@ class _Recording:
             if isinstance(value, torch.Tensor):
                 self.alive.append(value)
                 self.known[id(value)] = {"out": [number, j]}
+
+
+def _named(func):
+    """(an aten overload's name, whether it allocates uninitialised memory, the overload), by
+    identity: an overload's hash builds its name."""
+    named = _OPERATOR_NAMES.get(id(func))
+    if named is None:
+        named = _OPERATOR_NAMES[id(func)] = (str(func), operator_name(str(func)) in UNINITIALISED,
+                                             func)
+    return named
 
 
 def _of_outside_alone(refs):

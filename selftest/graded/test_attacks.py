@@ -32,6 +32,10 @@ HONEST = {
     "attack-ex4-zombie_leader": 0,
     "attack-ex3-constructor_returns_tensor": 0,  # a function, not the class QKV
     "attack-ex3-costly_replies": 15,  # the solution's layers; its replies are what it forges
+    # Masked on short sequences alone: its twin's (twin-ex5-no_mask 6, twin-ex6-no_mask 7) and
+    # the row gradients', taken at the first shape only (conceded in docs/security.md).
+    "attack-ex5-mask_only_short": 6 + 2,
+    "attack-ex6-mask_only_short": 7 + 3,
 }
 PICKLE_MARKER = "/tmp/grader-attack-pickle-ran"
 needs_landlock = pytest.mark.skipif(landlock_abi() < 6, reason="needs Landlock ABI 6 (Linux 6.12+)")
