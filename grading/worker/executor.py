@@ -44,12 +44,14 @@ class Executor:
     on the solution, so that both answer the same requests in the same way.
 
     Objects that the judge constructs stay here, by handle number; values go back as they are.
-    The learner's calls run as in training and as in evaluation, and must agree (Executor.call);
+    The learner's calls run as in evaluation and as in training, and must agree (Executor.call);
     `vjp` takes gradients. Constructors, and the solution's calls, run under torch.no_grad()."""
 
-    def __init__(self, module, records=True):
-        """records False: the judge's executor for the solution, whose calls need no record."""
+    def __init__(self, module, records=True, unheard=contextlib.nullcontext):
+        """records False: the judge's executor for the solution, whose calls need no record.
+        unheard: a context in which what the code prints is dropped (the worker's output)."""
         self.module = module
+        self.unheard = unheard
         self.folder = os.path.dirname(os.path.abspath(getattr(module, "__file__", None) or "."))
         self.objects = []
         self.records = records
@@ -93,10 +95,10 @@ class Executor:
         constructor, "args": each tensor argument as the call left it (None for the others)}.
         Every call is the same request whatever the judge checks with it: the judge sees from
         "args" (and "written") whether the call changed its inputs in place. A call of the
-        learner's is made twice: as in training (autograd on, every floating-point argument the
-        result of an operation that requires a gradient, as a vector-Jacobian product's are),
-        then as in evaluation (torch.no_grad(), the judge's inputs as they came, recorded), whose
-        output is the reply's. The two must agree ("modes_differ"): no value a check reads comes
+        learner's is made twice: as in evaluation (torch.no_grad(), recorded), whose output is
+        the reply's, then as in training (autograd on, every floating-point argument the result of
+        an operation that requires a gradient, as a vector-Jacobian product's are, on copies of
+        the judge's inputs as they came). The two must agree ("modes_differ"): no value a check reads comes
         from a kind of call that code could tell apart from another and answer otherwise."""
         target = self._target(request["target"])
         args = self._arguments(request)
@@ -113,16 +115,17 @@ class Executor:
                                         "record": None}, args, _versions(args))
         seed = request.get("seed")  # the call's random numbers: the judge's to choose
         handle = request["target"].get("handle")
-        try:
-            with _seeded(seed) if type(seed) is int else contextlib.nullcontext(), \
-                    torch.enable_grad():  # (not recorded: a record costs time)
-                trained = _detached(target(*as_in_training(args), **kwargs))
-        except Exception:  # noqa: BLE001  (x.numpy(), copy.deepcopy of an input: code that
-            trained = None  # cannot run in training loses the gradients' points, there)
+        trained_args = as_in_training(args)  # copies of the judge's inputs, as they came
         versions = _versions(args)
         with _seeded(seed) if type(seed) is int else contextlib.nullcontext():
             returned, record = self.record(target, args, kwargs, handle)
         returned = _detached(returned)
+        try:  # not recorded (a record costs time); what it prints is dropped (printed above)
+            with _seeded(seed) if type(seed) is int else contextlib.nullcontext(), \
+                    torch.enable_grad(), self.unheard():
+                trained = _detached(target(*trained_args, **kwargs))
+        except Exception:  # noqa: BLE001  (x.numpy(), copy.deepcopy of an input: code that
+            trained = None  # cannot run in training loses the gradients' points, there)
         return self._sent_back({"output": self._result(target, returned), "record": record,
                                 "modes_differ": trained is not None
                                 and not _agree(trained, returned)}, args, versions)

@@ -2,6 +2,7 @@
 interpreter, connected to the judge over TCP on the loopback, that imports torch and then serves
 one exercise after another of one submission, its walls the audit hooks of grading/walls/audit.py.
 """
+import contextlib
 import gc
 import os
 import signal
@@ -130,6 +131,7 @@ class _PortableOutput:
     def __init__(self):
         self.file = tempfile.TemporaryFile()
         self.position = 0
+        self.kept = b""  # read before an unheard block, not sent yet
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
@@ -141,6 +143,20 @@ class _PortableOutput:
     def read_new(self):
         flush_output()
         self.file.seek(self.position)  # fd 1 and 2 share this offset: writes go on at the end
-        data = self.file.read(OUTPUT_LIMIT + 1)
+        data = self.kept + self.file.read(max(OUTPUT_LIMIT + 1 - len(self.kept), 0))
+        self.kept = b""
         self.position = self.file.seek(0, os.SEEK_END)
         return cut_output(data)
+
+    @contextlib.contextmanager
+    def unheard(self):
+        """What is printed inside the block is dropped, as serve._Output.unheard."""
+        flush_output()
+        self.file.seek(self.position)
+        self.kept += self.file.read(max(OUTPUT_LIMIT + 1 - len(self.kept), 0))
+        self.position = self.file.seek(0, os.SEEK_END)
+        try:
+            yield
+        finally:
+            flush_output()
+            self.position = self.file.seek(0, os.SEEK_END)

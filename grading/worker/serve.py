@@ -4,6 +4,7 @@ grading/worker/portable.py). It puts up its walls (grading/walls/kernel.py), imp
 module of the submission and answers the judge's requests (grading/worker/executor.py) over its
 socket until the judge is done with it.
 """
+import contextlib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -70,7 +71,7 @@ def _serve_requests(sock, module, package_dir, output):
     from grading.wire import protocol
     from grading.wire.ops import Op
     from grading.worker.executor import Executor
-    executor = Executor(module)
+    executor = Executor(module, unheard=output.unheard)
     while True:
         try:
             request = protocol.from_wire(protocol.recv(sock))
@@ -178,12 +179,26 @@ class _Output:
 
     def __init__(self, file):
         self.file = file
+        self.kept = b""  # read before an unheard block, not sent yet
 
     def read_new(self):
         flush_output()
-        data = self.file.read(OUTPUT_LIMIT + 1)
+        data = self.kept + self.file.read(max(OUTPUT_LIMIT + 1 - len(self.kept), 0))
+        self.kept = b""
         self.file.seek(0, os.SEEK_END)  # anything beyond the limit is dropped, not sent later
         return cut_output(data)
+
+    @contextlib.contextmanager
+    def unheard(self):
+        """What is printed inside the block is dropped (a call made again as in training:
+        grading.worker.executor.Executor.call); what came before is kept for read_new."""
+        flush_output()
+        self.kept += self.file.read(max(OUTPUT_LIMIT + 1 - len(self.kept), 0))
+        try:
+            yield
+        finally:
+            flush_output()
+            self.file.seek(0, os.SEEK_END)
 
 
 def flush_output():
