@@ -6,10 +6,10 @@ longer applies to them, --check says which solution, which check and what it got
 after the banner, and stops: the rest would only fail because of it. Then selftest/ with pytest:
 the untouched stubs fail every graded test, both trees expose the fixed API and are identical
 outside the bodies, every stub has its TODO, every fixture (known mistakes with their diagnoses,
-fair variants, broken code, attacks beside their honest twins) is graded as expected. That is what
-a change to solutions/ or tests/ can break, and it takes one to two minutes. With full=True
-(`--check --full`, as CI runs it) also the grader's own machinery: the kernel walls and resource
-attacks, every fixture graded a second time by the portable backend, the command line, the demo,
+fair variants, broken code) is graded as expected. That is what a change to solutions/ or tests/
+can break, and it takes a little over a minute. With full=True (`--check --full`, as CI runs it)
+also the grader's own machinery: attacks beside their honest twins, right answers with habits,
+the kernel walls and resource attacks, every fixture graded a second time by the portable backend, the command line, the demo,
 the CI step and the Gradescope autograder. The last line is pytest's summary.
 """
 import os

@@ -8,7 +8,7 @@
     python grader.py --watch         regrade the exercise you are editing each time you save it
     python grader.py hint 5 [LEVEL]  a hint for exercise 5 (a nudge, then the lesson's step)
     python grader.py --lang zh|en    the report's language (default: from LC_ALL / LANG)
-    python grader.py --check         the repository's own test, for instructors (about two minutes)
+    python grader.py --check         the repository's own test, for instructors (about a minute)
     python grader.py --check 5       the same for exercise 5 alone: the instructor's inner loop
     python grader.py --check --full  also the grader's own machinery, as CI runs it (a few minutes)
     python grader.py --batch DIR --csv grades.csv   a class's gradebook: one row per folder or .zip

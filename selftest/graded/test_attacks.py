@@ -38,6 +38,7 @@ HONEST = {
     "attack-ex6-mask_only_short": 7 + 3,
 }
 PICKLE_MARKER = "/tmp/grader-attack-pickle-ran"
+pytestmark = pytest.mark.full  # the grader's own defences: --check --full (fixtures.fixture_dirs)
 needs_landlock = pytest.mark.skipif(landlock_abi() < 6, reason="needs Landlock ABI 6 (Linux 6.12+)")
 
 
