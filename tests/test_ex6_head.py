@@ -22,16 +22,16 @@ from grading.checks import (
     hidden,
     named_gradients,
     perturbed_tokens,
+    positions,
     public,
     randn,
     row_gradients,
-    same,
     set_linear,
     shown_work,
     trainable_shapes,
     upper_triangle,
 )
-from grading.diagnosis import Picture, weights_of
+from grading.diagnosis import Picture, weights_differ, weights_of
 from grading.errors import CheckFailed, WorkerFailure
 from grading.i18n import Bi
 
@@ -86,13 +86,15 @@ def tokens_after_t_changed(ex, gen, B, T, n_embd, head_size, block_size, vocab_s
 
 def gradients(ex, gen, B, T, n_embd, head_size, block_size):
     """Calls on fresh batches of B sequences; each sequence sends back the gradient of one row
-    out[t], every t in turn (grading.checks.derivatives.row_gradients)."""
+    out[t], the rows of positions(gen, T) in turn: every row of a short sequence, a few drawn
+    afresh of a long one (grading.checks.derivatives.row_gradients)."""
     inputs = draw(gen, B, T, n_embd, head_size)
     head = build(ex, inputs, n_embd, head_size, block_size)
 
     def after(t):  # (T, n_embd): the positions after t
         return (torch.arange(T) > t)[:, None].expand(T, n_embd)
-    return row_gradients(head, lambda: randn(gen, B, T, n_embd), B, T, after, gen)
+    return row_gradients(head, lambda: randn(gen, B, T, n_embd), B, T, after, gen,
+                         rows=positions(gen, T))
 
 
 def learning(ex, gen, B, T, n_embd, head_size, block_size, checked=True):
@@ -170,22 +172,29 @@ def test_causal_for_every_token(submission):
 def test_jacobian(submission):
     """∂out[t] / ∂x[s] ≈ 0 whenever s is after t
     s 在 t 之后时，∂out[t] / ∂x[s] ≈ 0"""
-    shape = SHAPES[0]  # (alone: a call per row at the long T costs a loop its time)
+    for shape in (SHAPES[0], LONG):  # every row of the first; a few drawn afresh at the long T
+        rows_see_the_past_alone(submission(gradients, **sizes(shape)), shape)
+
+
+def rows_see_the_past_alone(result, shape):
+    """Fails when a row t of row_gradients' result has a derivative with respect to a position
+    after t, or none with respect to one up to t."""
     B, T, H = shape["B"], shape["T"], shape["head_size"]
-    grad = expect_row_gradients(submission(gradients, **sizes(shape)), "Head.forward",
-                                "forward(x)", (B, T, H), OUT_NAMES)  # (T rows, T, n_embd)
-    leak = grad.abs().amax(dim=2)  # (T, T): largest |∂out[t] / ∂x[s, :]| for row t, position s
-    future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
-    if leak[future].max() > ZERO:
-        t, s = (leak * future == (leak * future).max()).nonzero()[0].tolist()
-        fail(f"out[{t}] 对在它之后的 x[{s}] 的导数是 {leak[t, s]:.3g}：未来渗进了过去",
-             f"out[{t}] has a derivative of {leak[t, s]:.3g} with respect to x[{s}], which comes "
-             "after it: the future leaks into the past")
+    grad = expect_row_gradients(result, "Head.forward", "forward(x)", (B, T, H),
+                                OUT_NAMES)  # (rows, T, n_embd)
+    rows = result["rows"]
+    leak = grad.abs().amax(dim=2)  # (rows, T): largest |∂out[t] / ∂x[s, :]| for row t, position s
+    future = torch.arange(T)[None, :] > torch.tensor(rows)[:, None]  # (rows, T)
+    if leak[future].numel() and leak[future].max() > ZERO:
+        i, s = (leak * future == (leak * future).max()).nonzero()[0].tolist()
+        fail(f"out[{rows[i]}] 对在它之后的 x[{s}] 的导数是 {leak[i, s]:.3g}：未来渗进了过去",
+             f"out[{rows[i]}] has a derivative of {leak[i, s]:.3g} with respect to x[{s}], which "
+             "comes after it: the future leaks into the past")
     if leak[~future].min() <= ZERO:
-        t, s = ((leak == leak[~future].min()) & ~future).nonzero()[0].tolist()
-        fail(f"out[{t}] 对 x[{s}] 的导数为 0，而位置 {s} 不在它之后：每个位置都要看到它自己和它之前的字",
-             f"out[{t}] has no derivative with respect to x[{s}], though position {s} is not "
-             "after it: each position must see itself and what came before it")
+        i, s = ((leak == leak[~future].min()) & ~future).nonzero()[0].tolist()
+        fail(f"out[{rows[i]}] 对 x[{s}] 的导数为 0，而位置 {s} 不在它之后：每个位置都要看到它自己和它之前的字",
+             f"out[{rows[i]}] has no derivative with respect to x[{s}], though position {s} is "
+             "not after it: each position must see itself and what came before it")
 
 
 @public(2)
@@ -293,28 +302,7 @@ def weights_compared(compare):
         mine, theirs = weights_pair(compare) or (None, None)
     except (WorkerFailure, CheckFailed, TypeError, ValueError):  # no second line, then
         return None
-    if theirs is None:
-        return None
-    if same(mine, theirs):
-        return Bi("\n注意力权重（softmax 的输出）和参考答案的一样：差别在它之后，在值 v 或者乘上它的那一步",
-                  "\nthe attention weights (softmax's output) match the reference's: the difference "
-                  "comes after them, in the values v or in what multiplies them")
-    if bool((upper_triangle(mine) & (mine.abs() > ZERO)).any()):
-        return Bi("\n注意力权重已经和参考答案不同：对角线右上方（未来）分到了权重",
-                  "\nthe attention weights already differ from the reference's: positions above "
-                  "the diagonal (the future) get weight")
-    peak, right = float(mine.max(-1).values.mean()), float(theirs.max(-1).values.mean())
-    if abs(peak - right) > 0.1:
-        sharper = peak > right
-        return Bi(f"\n注意力权重已经和参考答案不同：每行最大的权重平均是 {peak:.2f}，参考答案是 {right:.2f}"
-                  + ("：分数比应有的大" if sharper else "：分数比应有的小"),
-                  f"\nthe attention weights already differ from the reference's: each row's largest "
-                  f"weight is {peak:.2f} on average against {right:.2f}"
-                  + (": the scores are larger than they should be" if sharper else
-                     ": the scores are smaller than they should be"))
-    return Bi("\n注意力权重已经和参考答案不同：差别在 softmax 之前（查询、键、它们的乘积）",
-              "\nthe attention weights already differ from the reference's: the difference comes "
-              "before softmax (the queries, the keys, their product)")
+    return None if theirs is None else weights_differ(mine, theirs)
 
 
 @hidden(2)

@@ -8,7 +8,7 @@ from grading.checks.expect import expect_tensor, fail, kind_of, not_repeatable, 
 from grading.checks.scenario import randn
 
 
-def row_gradients(function, draw, B, T, future, gen):
+def row_gradients(function, draw, B, T, future, gen, rows=None):
     """The gradient that out[t] sends back to the input, for every t, from calls like any other:
     ceil(T / B) calls, each on a fresh batch `draw()` of B independent examples of T positions
     (the graded sizes: no copies of one sequence, no batch size only this check uses); in each,
@@ -21,10 +21,17 @@ def row_gradients(function, draw, B, T, future, gen):
     cannot report gradients that its own forward pass does not have. (One call drawn was not
     enough: the last call's rows are the last position's, whose future is empty, and a head with
     a masked head's gradients and an unmasked forward agrees there.) Whatever comes back,
-    expect_row_gradients judges it; nothing here assumes a shape or a type."""
-    result = {"grad": None, "agreement": [], "outputs": [], "input": None}
-    rows = []
-    for first in range(0, T, B):
+    expect_row_gradients judges it; nothing here assumes a shape or a type.
+    `rows`: the rows t to take, in order, when not every one (at a long T, a call per row would
+    cost a loop over positions its time): "grad" then holds theirs alone, in that order, and each
+    call is checked along the future's direction alone, with no second call for randomness (the
+    first shape's, every row taken, has checked both): four calls, where a call per row and two
+    directions would cost a head that loops over positions, slow but right, its time."""
+    sampled = rows is not None and len(rows) < T
+    rows = list(range(T)) if rows is None else list(rows)
+    result = {"grad": None, "agreement": [], "outputs": [], "input": None, "rows": rows}
+    taken = []
+    for first in range(0, len(rows), B):
         inputs = draw()
         result["input"] = tuple(inputs.shape[1:])
         with_rows = function(inputs)
@@ -32,9 +39,9 @@ def row_gradients(function, draw, B, T, future, gen):
         if not (_real(with_rows) and with_rows.dim() == inputs.dim()
                 and with_rows.shape[:2] == inputs.shape[:2]):
             return result  # no B examples of T rows: expect_row_gradients says what came instead
-        if first == 0 and not same(function(inputs), with_rows):  # randomness: no derivative
+        if first == 0 and not sampled and not same(function(inputs), with_rows):  # randomness
             return {**result, "random": True}
-        picked = [min(first + b, T - 1) for b in range(B)]  # the row each example sends back
+        picked = [rows[min(first + b, len(rows) - 1)] for b in range(B)]  # each example's row
         grad_output = torch.zeros(with_rows.shape)
         for b, t in enumerate(picked):
             grad_output[b, t] = randn(gen, *with_rows.shape[2:])
@@ -45,12 +52,14 @@ def row_gradients(function, draw, B, T, future, gen):
         if not (_real(grad) and grad.shape == inputs.shape and bool(torch.isfinite(grad).all())):
             return {**result, "grad": grad}
         in_future = torch.stack([future(t) for t in picked]).expand(inputs.shape)
-        for direction in (randn(gen, *inputs.shape), randn(gen, *inputs.shape) * in_future):
+        directions = [] if sampled else [randn(gen, *inputs.shape)]  # a random one, and the future
+        directions.append(randn(gen, *inputs.shape) * in_future)
+        for direction in directions:
             claimed = float((grad.double() * direction.double()).sum())
             result["agreement"].append(
                 (claimed, finite_difference(function, inputs, direction, grad_output)))
-        rows += [(t, grad[b]) for b, t in enumerate(picked) if first + b < T]
-    result["grad"] = torch.stack([g for _, g in sorted(rows, key=lambda r: r[0])])
+        taken += [grad[b] for b in range(B) if first + b < len(rows)]
+    result["grad"] = torch.stack(taken)
     return result
 
 

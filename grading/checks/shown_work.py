@@ -143,12 +143,14 @@ def loops(shown, most=MOST_OPS):
 
 
 def _loop(lengths, most):
-    """"grows": the data path is longer at some size than at another; "long": longer than `most`
-    at some size; None. Growth is measured between sizes of two or more examples and positions:
-    torch itself takes other paths for a dimension of one (einsum drops it, say)."""
+    """"grows": the data path is longer at some T than at another of the same B; "long": longer
+    than `most` at some size; None. Growth is measured between sizes of two or more examples and
+    positions (torch itself takes other paths for a dimension of one: einsum drops it, say) and
+    of as many examples (the check is of a loop over positions: one over the examples, each
+    computed at once, has the property the check names)."""
     if not lengths:
         return None
-    if len(set(_kept(lengths).values())) > 1:
+    if any(len(set(group.values())) > 1 for group in _same_b(_kept(lengths))):
         return "grows"
     return "long" if max(lengths.values()) > most else None
 
@@ -156,6 +158,14 @@ def _loop(lengths, most):
 def _kept(by_size):
     return {size: x for size, x in by_size.items()
             if not any(part in ("B=1", "T=1") for part in size.split(", "))}
+
+
+def _same_b(by_size):
+    """by_size's sizes ("B=2, T=5, …") grouped by their B: [{size: x, …}, …]."""
+    groups = {}
+    for size, x in by_size.items():
+        groups.setdefault(size.split(", ")[0], {})[size] = x
+    return list(groups.values())
 
 
 def loop_line(lines, loop):
@@ -166,8 +176,8 @@ def loop_line(lines, loop):
     kept = _kept(lines) or lines
     seen = sorted(set().union(*kept.values())) if kept else []
     if loop == "grows":
-        return next((at for at in seen if len({per.get(at, 0) for per in kept.values()}) > 1),
-                    None)
+        return next((at for at in seen for group in _same_b(kept)
+                     if len({per.get(at, 0) for per in group.values()}) > 1), None)
     counts = {at: max(per.get(at, 0) for per in kept.values()) for at in seen}
     return max(seen, key=lambda at: (counts[at], -at[1]), default=None)
 
@@ -187,14 +197,15 @@ def expect_no_loop(shown, what, source=None, most=MOST_OPS):
         at_zh = f"（可能在 {found[0]} 第 {found[1]} 行：{found[2]}）" if found else ""
         at_en = f" (perhaps {found[0]}, line {found[1]}: {found[2]})" if found else ""
         if loop == "grows":
+            grown = next(g for g in _same_b(_kept(lengths)) if len(set(g.values())) > 1)
             first = {}  # one size for each length: the numbers that show the growth, no more
-            for key, n in lengths.items():
+            for key, n in grown.items():
                 first.setdefault(n, key)
             listed = ", ".join(f"{key}: {n}" for n, key in sorted(first.items())[:3])
             listed_zh = "；".join(f"{key}：{n} 次" for n, key in sorted(first.items())[:3])
-            zh = f"{what} 调用 torch 运算的次数随长度或批量变化（{listed_zh}），说明有对位置或样本的 Python 循环"
-            en = (f"{what} makes a different number of torch operations as T or B change "
-                  f"({listed}): a Python loop over positions or samples")
+            zh = f"{what} 调用 torch 运算的次数随长度 T 变化（{listed_zh}），说明有对位置的 Python 循环"
+            en = (f"{what} makes a different number of torch operations as T changes "
+                  f"({listed}): a Python loop over positions")
         else:
             n = max(lengths.values())
             zh = (f"{what} 一次调用要做 {n} 个 torch 运算（不用循环的写法只要几十个），说明有一个步数固定的 "

@@ -10,6 +10,7 @@ import math
 
 import torch
 
+from grading.checks.expect import ZERO, same, upper_triangle
 from grading.i18n import Bi
 
 MOST_COLUMNS = 5  # a matrix of more columns is shown cut to its first 5: two fit 80 columns
@@ -148,3 +149,28 @@ def weights_of(call, output, rows):
                 and tuple(result.shape[-2:]) == (rows, rows):
             found = result
     return found
+
+
+def weights_differ(mine, theirs):
+    """Where a head's attention weights (T, T) part from the solution's, as a second line for a
+    mismatch of its outputs: after them, in the future, in their sharpness, or before softmax."""
+    if same(mine, theirs):
+        return Bi("\n注意力权重（softmax 的输出）和参考答案的一样：差别在它之后，在值 v 或者乘上它的那一步",
+                  "\nthe attention weights (softmax's output) match the reference's: the difference "
+                  "comes after them, in the values v or in what multiplies them")
+    if bool((upper_triangle(mine) & (mine.abs() > ZERO)).any()):
+        return Bi("\n注意力权重已经和参考答案不同：对角线右上方（未来）分到了权重",
+                  "\nthe attention weights already differ from the reference's: positions above "
+                  "the diagonal (the future) get weight")
+    peak, right = float(mine.max(-1).values.mean()), float(theirs.max(-1).values.mean())
+    if abs(peak - right) > 0.1:
+        sharper = peak > right
+        return Bi(f"\n注意力权重已经和参考答案不同：每行最大的权重平均是 {peak:.2f}，参考答案是 {right:.2f}"
+                  + ("：分数比应有的大" if sharper else "：分数比应有的小"),
+                  f"\nthe attention weights already differ from the reference's: each row's largest "
+                  f"weight is {peak:.2f} on average against {right:.2f}"
+                  + (": the scores are larger than they should be" if sharper else
+                     ": the scores are smaller than they should be"))
+    return Bi("\n注意力权重已经和参考答案不同：差别在 softmax 之前（查询、键、它们的乘积）",
+              "\nthe attention weights already differ from the reference's: the difference comes "
+              "before softmax (the queries, the keys, their product)")

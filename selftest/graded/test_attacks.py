@@ -32,10 +32,10 @@ HONEST = {
     "attack-ex4-zombie_leader": 0,
     "attack-ex3-constructor_returns_tensor": 0,  # a function, not the class QKV
     "attack-ex3-costly_replies": 15,  # the solution's layers; its replies are what it forges
-    # Masked on short sequences alone: its twin's (twin-ex5-no_mask 6, twin-ex6-no_mask 7) and
-    # the row gradients', taken at the first shape only (conceded in docs/security.md).
-    "attack-ex5-mask_only_short": 6 + 2,
-    "attack-ex6-mask_only_short": 7 + 3,
+    # Masked on short sequences alone: its twin's (twin-ex5-no_mask 6, twin-ex6-no_mask 7); the
+    # row gradients are taken at the long T too, at rows drawn afresh.
+    "attack-ex5-mask_only_short": 6,
+    "attack-ex6-mask_only_short": 7,
 }
 PICKLE_MARKER = "/tmp/grader-attack-pickle-ran"
 pytestmark = pytest.mark.full  # the grader's own defences: --check --full (fixtures.fixture_dirs)

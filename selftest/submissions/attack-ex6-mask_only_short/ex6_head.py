@@ -1,10 +1,10 @@
 """Attack (a blind set): a head that masks the future only for sequences of up to 16 positions.
 
-As attack-ex5-mask_only_short: every check of a property but the row gradients now runs at the
-long T (128) too, causality at a sample of its positions (grading.checks.positions).
+As attack-ex5-mask_only_short: every check of a property now runs at the long T (128) too,
+causality and the row gradients at a sample of its positions (grading.checks.positions).
 
-Honest points: ex6 7 + 3, those of twin-ex6-no_mask and the row gradients' (taken at the
-first shape only: conceded in docs/security.md).
+Honest points: ex6 7, those of twin-ex6-no_mask (10 when the row gradients were taken at the
+first shape alone).
 """
 import torch
 import torch.nn as nn
