@@ -6,6 +6,7 @@ import re
 
 import torch
 from test_ex6_head import (
+    LONG,
     WEIGHTS,
     build,
     calls,
@@ -203,13 +204,25 @@ def diagnose(probe):
 
 
 def right_where_graded(probe):
-    """For the diagnoses that say "the values are right": right at every graded size too."""
+    """For the diagnoses that say "the values are right": right at every graded size too (the
+    long T apart: right_at_long)."""
     for shape in SHAPES:
         got, _ = probe(forward, **sizes(shape))
         inputs = probe.inputs(draw, **{k: shape[k] for k in ("B", "T", "n_embd", "head_size")})
         if not same(got, head_computation(inputs, shape["block_size"])(lesson(HEAD_STEPS))):
             return False
     return True
+
+
+def right_at_long(probe):
+    """forward is right at the long T as well (a loop of a fixed number of steps can be right at
+    the short sizes alone)."""
+    try:
+        got, _ = probe(forward, **sizes(LONG))
+    except WorkerFailure:
+        return False
+    inputs = probe.inputs(draw, **{k: LONG[k] for k in ("B", "T", "n_embd", "head_size")})
+    return same(got, head_computation(inputs, LONG["block_size"])(lesson(HEAD_STEPS)))
 
 
 def at(probe, scenario, shape, **params):
@@ -350,6 +363,15 @@ def right_values_otherwise(probe, right):
             return fixed_size_mask(failure.error, "ex6", "x.shape[1]",
                                    max(s["T"] for s in SHAPES + [CONFIRM_SHAPE]))
         raise
+    if right and loops(shown) and not right_at_long(probe):
+        return Diagnosis("ex6.loop_fixed_steps",
+                         f"forward 在短序列上是对的，到了 T = {LONG_T} 却不对了，而且它对位置做了 Python 循环：循环的步数是固定的"
+                         "（比如课文例子里的 8），只算到了前面那么多个位置。一次矩阵乘法 weights @ v 就同时算出了所有位置，"
+                         "不管 T 有多长",
+                         f"forward is right on the short sequences but not at T = {LONG_T}, and it "
+                         "loops over positions in Python: the loop makes a fixed number of steps "
+                         "(the lesson example's 8, say), so it reaches only that many positions. One "
+                         "product, weights @ v, computes every position at once, whatever T is")
     if right and loops(shown):
         return Diagnosis("ex6.loop",
                          "结果是对的，但 forward 对位置做了 Python 循环。一次矩阵乘法 weights @ v 就同时算出了所有位置，"
