@@ -161,10 +161,12 @@ def _kept(by_size):
 
 
 def _same_b(by_size):
-    """by_size's sizes ("B=2, T=5, …") grouped by their B: [{size: x, …}, …]."""
+    """by_size's sizes ("B=2, T=5, …") grouped by their B (sizes without one: a group of their
+    own): [{size: x, …}, …]."""
     groups = {}
     for size, x in by_size.items():
-        groups.setdefault(size.split(", ")[0], {})[size] = x
+        b = next((part for part in size.split(", ") if part.startswith("B=")), "")
+        groups.setdefault(b, {})[size] = x
     return list(groups.values())
 
 

@@ -274,6 +274,29 @@ def test_a_loop_over_positions_counts_on_the_data_path_a_loop_over_a_mask_does_n
     assert counts["loop_mask", 8] == counts["loop_mask", 4]
 
 
+def test_a_loop_over_the_batch_alone_is_no_loop_over_positions():
+    """The no-loop check names positions: a record that grows with B at a fixed T (each sequence
+    attended at once, a loop over the batch) is not a loop; one that grows with T at a fixed B
+    is. (A blind set's right head looped over B and lost ex6's 2 points, told it looped over
+    positions.) The sizes are the graded ones: B and T change together between them."""
+    from grading.checks.shown_work import _loop
+
+    def by_batch(s):
+        return torch.stack([s[b].softmax(-1) for b in range(s.shape[0])])
+
+    def by_row(s):
+        return torch.stack([s[:, t].softmax(-1) for t in range(s.shape[1])], dim=1)
+
+    module = types.SimpleNamespace(by_batch=by_batch, by_row=by_row)
+    for name, loop in (("by_batch", None), ("by_row", "grows")):
+        lengths = {}
+        for B, T in ((2, 5), (3, 8), (4, 3), (2, 12)):
+            s = torch.randn(B, T, T)
+            _, record = traced([s], module, name=name)
+            lengths[f"B={B}, T={T}"] = replay.measure(record, [s]).data_ops
+        assert _loop(lengths, most=96) == loop, (name, lengths)
+
+
 def test_a_tensor_made_outside_is_found_inside_a_keyword_argument():
     """record.references looks into keyword arguments of one key too: a tensor from outside the
     record passed as `other=` is named as made outside (it read as a keyword before, and the
